@@ -1,11 +1,10 @@
-import { coin, ORDINARY_CAPABILITIES, type ChainDefinition, type PublicProvider } from '@gw/chain-api';
+import { coin, ORDINARY_CAPABILITIES, publicProviderAt, type ChainDefinition } from '@gw/chain-api';
 
-/** Koios API v1 (`kind` `koios`) on its public, unauthenticated tier, at `url`. */
-const koios = (url: string): PublicProvider => ({
+/** Koios API v1 (`kind` `koios`) on its public, unauthenticated tier. */
+const koios = publicProviderAt({
   name: 'koios',
   operator: 'koios',
   kind: 'koios',
-  url,
   limit: { requestsPerSecond: 5 },
   source:
     'https://api.koios.rest (koios-artifacts specs/fragments/info.yaml, "Limits": 100 requests per 10 s per IP, then 60 s of 429; the unauthenticated public tier "has low limits", no figure given): 5 requests/s chosen, half the burst limit',

@@ -1,14 +1,14 @@
-import { coin, PRICE_ASSETS, type ChainDefinition } from '@gw/chain-api';
+import { coin, PRICE_ASSETS, publicProviderAt, type ChainDefinition } from '@gw/chain-api';
 import { evmChainDefinition, MULTICALL3_ADDRESS, publicnodeRpc, tenderlyRpc } from '@gw/chain-evm';
 
 /** Base's own public endpoints (mainnet.base.org, sepolia.base.org), run by Coinbase, keyless. */
-const BASE_ORG_RPC = {
+const baseOrgRpc = publicProviderAt({
   name: 'base.org',
   operator: 'coinbase',
   limit: { requestsPerSecond: 2 },
   source:
     'https://docs.base.org/base-chain/network-information and github.com/base/base-skills ("Public RPC endpoints are rate-limited - not for production"; no figure published): 2 requests/s chosen as a conservative figure',
-} as const;
+});
 
 /**
  * Base (Coinbase's OP Stack rollup): plain data, served by the shared EVM adapter.
@@ -31,7 +31,7 @@ export const baseDefinition: ChainDefinition = evmChainDefinition({
       // Keyless public JSON-RPC (issue 40; limits and sources in @gw/chain-evm's public-rpc.ts and below).
       publicProviders: [
         publicnodeRpc('https://base-rpc.publicnode.com'),
-        { ...BASE_ORG_RPC, url: 'https://mainnet.base.org' },
+        baseOrgRpc('https://mainnet.base.org'),
         tenderlyRpc('https://base.gateway.tenderly.co'),
       ],
     },
@@ -45,7 +45,7 @@ export const baseDefinition: ChainDefinition = evmChainDefinition({
         multicall3: MULTICALL3_ADDRESS,
         publicProviders: [
           publicnodeRpc('https://base-sepolia-rpc.publicnode.com'),
-          { ...BASE_ORG_RPC, url: 'https://sepolia.base.org' },
+          baseOrgRpc('https://sepolia.base.org'),
           tenderlyRpc('https://base-sepolia.gateway.tenderly.co'),
         ],
       },

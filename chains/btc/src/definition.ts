@@ -1,26 +1,24 @@
-import { coin, ORDINARY_CAPABILITIES, type ChainDefinition, type PublicProvider } from '@gw/chain-api';
+import { coin, ORDINARY_CAPABILITIES, publicProviderAt, type ChainDefinition } from '@gw/chain-api';
 
-/** mempool.space's and blockstream.info's Esplora APIs under `path` (`/api`, `/signet/api`, `/testnet/api`). */
-const esplora = (path: string): PublicProvider[] => [
-  {
-    name: 'mempool.space',
-    operator: 'mempool-space',
-    kind: 'esplora',
-    url: `https://mempool.space${path}`,
-    limit: { requestsPerSecond: 2 },
-    source:
-      'https://mempool.space/docs/api/rest: limits are not published ("Our API limits aren\'t disclosed", github.com/mempool/mempool discussion 752); 2 requests/s chosen as a conservative figure',
-  },
-  {
-    name: 'blockstream.info',
-    operator: 'blockstream',
-    kind: 'esplora',
-    url: `https://blockstream.info${path}`,
-    limit: { requestsPerSecond: 5 },
-    source:
-      "https://github.com/Blockstream/esplora/blob/master/API.md: no published figure for the public API; Esplora's deployment config (contrib/nginx.conf.in, as quoted by bitcoinerlab.com/docs/explorer) limits a client to 5 requests/s with a burst of 10",
-  },
-];
+/** mempool.space's Esplora API. */
+const mempoolSpace = publicProviderAt({
+  name: 'mempool.space',
+  operator: 'mempool-space',
+  kind: 'esplora',
+  limit: { requestsPerSecond: 2 },
+  source:
+    'https://mempool.space/docs/api/rest: limits are not published ("Our API limits aren\'t disclosed", github.com/mempool/mempool discussion 752); 2 requests/s chosen as a conservative figure',
+});
+
+/** blockstream.info's Esplora API. */
+const blockstreamInfo = publicProviderAt({
+  name: 'blockstream.info',
+  operator: 'blockstream',
+  kind: 'esplora',
+  limit: { requestsPerSecond: 5 },
+  source:
+    "https://github.com/Blockstream/esplora/blob/master/API.md: no published figure for the public API; Esplora's deployment config (contrib/nginx.conf.in, as quoted by bitcoinerlab.com/docs/explorer) limits a client to 5 requests/s with a burst of 10",
+});
 
 /**
  * Bitcoin: plain data. Sources are listed per value and in docs/chains-sources.md.
@@ -37,12 +35,27 @@ export const btcDefinition: ChainDefinition = {
   verificationStandard: 'bip84',
   networks: {
     // Public Esplora instances of two operators (issue 40): the default quorum is 2.
-    mainnet: { id: 'bitcoin', name: 'Bitcoin mainnet', kind: 'mainnet', publicProviders: esplora('/api') },
+    mainnet: {
+      id: 'bitcoin',
+      name: 'Bitcoin mainnet',
+      kind: 'mainnet',
+      publicProviders: [mempoolSpace('https://mempool.space/api'), blockstreamInfo('https://blockstream.info/api')],
+    },
     testnets: [
-      { id: 'signet', name: 'Bitcoin signet', kind: 'testnet', publicProviders: esplora('/signet/api') },
+      {
+        id: 'signet',
+        name: 'Bitcoin signet',
+        kind: 'testnet',
+        publicProviders: [mempoolSpace('https://mempool.space/signet/api'), blockstreamInfo('https://blockstream.info/signet/api')],
+      },
       // testnet3: the chain both public Esploras serve under /testnet (blockstream.info serves no
       // testnet4; for testnet4 configure https://mempool.space/testnet4/api yourself).
-      { id: 'testnet', name: 'Bitcoin testnet', kind: 'testnet', publicProviders: esplora('/testnet/api') },
+      {
+        id: 'testnet',
+        name: 'Bitcoin testnet',
+        kind: 'testnet',
+        publicProviders: [mempoolSpace('https://mempool.space/testnet/api'), blockstreamInfo('https://blockstream.info/testnet/api')],
+      },
       { id: 'regtest', name: 'Bitcoin regtest', kind: 'testnet' },
     ],
   },

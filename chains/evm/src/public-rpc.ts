@@ -1,4 +1,4 @@
-import type { PublicProvider } from '@gw/chain-api';
+import { publicProviderAt } from '@gw/chain-api';
 
 /**
  * Keyless public JSON-RPC operators that serve several EVM chains (issue 40): who runs each, the
@@ -19,14 +19,8 @@ import type { PublicProvider } from '@gw/chain-api';
  * mainnet endpoints disable `eth_getLogs` (https://docs.bnbchain.org/bnb-smart-chain/developers/json_rpc/json-rpc-endpoint),
  * which token transfers need.
  */
-type EvmPublicRpc = (url: string) => PublicProvider;
-
-const operatorRpc =
-  (facts: Omit<PublicProvider, 'url'>): EvmPublicRpc =>
-  (url) => ({ ...facts, url });
-
 /** PublicNode, run by Allnodes: keyless endpoints `<chain>-rpc.publicnode.com` on every EVM chain here. */
-export const publicnodeRpc = operatorRpc({
+export const publicnodeRpc = publicProviderAt({
   name: 'publicnode',
   operator: 'allnodes',
   limit: { requestsPerSecond: 5 },
@@ -37,7 +31,7 @@ export const publicnodeRpc = operatorRpc({
 });
 
 /** Tenderly's public gateways `<network>.gateway.tenderly.co` (no access key in the path). */
-export const tenderlyRpc = operatorRpc({
+export const tenderlyRpc = publicProviderAt({
   name: 'tenderly',
   operator: 'tenderly',
   limit: { requestsPerSecond: 2 },
@@ -46,7 +40,7 @@ export const tenderlyRpc = operatorRpc({
 });
 
 /** LlamaNodes' keyless `*.llamarpc.com` (mainnets only). */
-export const llamarpcRpc = operatorRpc({
+export const llamarpcRpc = publicProviderAt({
   name: 'llamarpc',
   operator: 'llamanodes',
   limit: { requestsPerSecond: 2 },

@@ -1,11 +1,10 @@
-import { coin, ORDINARY_CAPABILITIES, type ChainDefinition, type PublicProvider } from '@gw/chain-api';
+import { coin, ORDINARY_CAPABILITIES, publicProviderAt, type ChainDefinition } from '@gw/chain-api';
 
-/** Litecoin Space (the Litecoin Foundation's mempool.space fork), its Esplora API under `path`. */
-const litecoinspace = (path: string): PublicProvider => ({
+/** Litecoin Space (the Litecoin Foundation's mempool.space fork), its Esplora API. */
+const litecoinspace = publicProviderAt({
   name: 'litecoinspace.org',
   operator: 'litecoin-foundation',
   kind: 'esplora',
-  url: `https://litecoinspace.org${path}`,
   limit: { requestsPerSecond: 2 },
   source:
     'https://litecoinspace.org/docs/api/rest (github.com/litecoin-foundation/ltcspace): no published request limit; 2 requests/s chosen as a conservative figure',
@@ -24,9 +23,9 @@ export const ltcDefinition: ChainDefinition = {
   verificationStandard: 'bip84',
   networks: {
     // One public Esplora (issue 40): the default quorum is 1.
-    mainnet: { id: 'litecoin', name: 'Litecoin mainnet', kind: 'mainnet', publicProviders: [litecoinspace('/api')] },
+    mainnet: { id: 'litecoin', name: 'Litecoin mainnet', kind: 'mainnet', publicProviders: [litecoinspace('https://litecoinspace.org/api')] },
     testnets: [
-      { id: 'testnet', name: 'Litecoin testnet4', kind: 'testnet', publicProviders: [litecoinspace('/testnet/api')] },
+      { id: 'testnet', name: 'Litecoin testnet4', kind: 'testnet', publicProviders: [litecoinspace('https://litecoinspace.org/testnet/api')] },
       { id: 'regtest', name: 'Litecoin regtest', kind: 'testnet' },
     ],
   },

@@ -1,14 +1,14 @@
-import { coin, PRICE_ASSETS, type ChainDefinition } from '@gw/chain-api';
+import { coin, PRICE_ASSETS, publicProviderAt, type ChainDefinition } from '@gw/chain-api';
 import { evmChainDefinition, MULTICALL3_ADDRESS, publicnodeRpc, tenderlyRpc } from '@gw/chain-evm';
 
 /** Polygon's own public endpoints (polygon-rpc.com, rpc-amoy.polygon.technology), keyless. */
-const POLYGON_LABS_RPC = {
+const polygonLabsRpc = publicProviderAt({
   name: 'polygon-rpc',
   operator: 'polygon-labs',
   limit: { requestsPerSecond: 2 },
   source:
     'https://docs.polygon.technology/ (public endpoints; no request limit published: "Polygon does not publish its rate limits for public nodes", getblock.io/blog/public-polygon-rpc-url-deep-dive): 2 requests/s chosen as a conservative figure',
-} as const;
+});
 
 /** Polygon PoS: plain data, served by the shared EVM adapter. Sources: docs/chains-sources.md. */
 export const polygonDefinition: ChainDefinition = evmChainDefinition({
@@ -24,7 +24,7 @@ export const polygonDefinition: ChainDefinition = evmChainDefinition({
       // Keyless public JSON-RPC (issue 40; limits and sources in @gw/chain-evm's public-rpc.ts and below).
       publicProviders: [
         publicnodeRpc('https://polygon-bor-rpc.publicnode.com'),
-        { ...POLYGON_LABS_RPC, url: 'https://polygon-rpc.com' },
+        polygonLabsRpc('https://polygon-rpc.com'),
         tenderlyRpc('https://polygon.gateway.tenderly.co'),
       ],
     },
@@ -37,7 +37,7 @@ export const polygonDefinition: ChainDefinition = evmChainDefinition({
         multicall3: MULTICALL3_ADDRESS,
         publicProviders: [
           publicnodeRpc('https://polygon-amoy-bor-rpc.publicnode.com'),
-          { ...POLYGON_LABS_RPC, url: 'https://rpc-amoy.polygon.technology' },
+          polygonLabsRpc('https://rpc-amoy.polygon.technology'),
           tenderlyRpc('https://polygon-amoy.gateway.tenderly.co'),
         ],
       },

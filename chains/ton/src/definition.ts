@@ -1,11 +1,10 @@
-import { coin, ORDINARY_CAPABILITIES, PRICE_ASSETS, type ChainDefinition, type PublicProvider } from '@gw/chain-api';
+import { coin, ORDINARY_CAPABILITIES, PRICE_ASSETS, publicProviderAt, type ChainDefinition } from '@gw/chain-api';
 import { TON_MAX_SUBWALLET } from './derive.js';
 
-/** toncenter's v3 API without a key, at `url` (the watcher appends `/api/v3/...`). */
-const toncenter = (url: string): PublicProvider => ({
+/** toncenter's v3 API without a key (the watcher appends `/api/v3/...` to its URL). */
+const toncenter = publicProviderAt({
   name: 'toncenter',
   operator: 'toncenter',
-  url,
   limit: { requestsPerSecond: 1 },
   source:
     'https://docs.ton.org/ecosystem/api/toncenter/rate-limit ("Without any API key, the default rate limit is 1 request per second"; a free key gives 10)',

@@ -1,10 +1,9 @@
-import { coin, ORDINARY_CAPABILITIES, PRICE_ASSETS, type ChainDefinition, type PublicProvider } from '@gw/chain-api';
+import { coin, ORDINARY_CAPABILITIES, PRICE_ASSETS, publicProviderAt, type ChainDefinition } from '@gw/chain-api';
 
-/** TronGrid (TRON DAO's full-node HTTP API) without a key, at `url`. */
-const trongrid = (url: string): PublicProvider => ({
+/** TronGrid (TRON DAO's full-node HTTP API) without a key. */
+const trongrid = publicProviderAt({
   name: 'trongrid',
   operator: 'tron-dao',
-  url,
   limit: { requestsPerSecond: 3 },
   source:
     'https://developers.tron.network/reference/rate-limits: without an API key TronGrid limits the rate dynamically and blocks an address for 30 s when it is exceeded (no figure published; keyed: 100,000 requests/day at 15-20 requests/s); 3 requests/s chosen as a conservative figure',

@@ -19,10 +19,10 @@
  */
 import test from 'ava';
 import { CLI_ACTOR, type ProviderEndpoint } from '@gw/kernel';
-import { signedFetch, type TestKernel } from '@gw/kernel/testing';
+import type { TestKernel } from '@gw/kernel/testing';
 import { Receiver, btcTestnetWallet, stopAll } from '@gw/testing';
 import type { TestProject } from '@gw/plugin-webhooks/testing';
-import { BEFORE_BLOCK, EsploraReplay, HEIGHT, pageWithOutputTo } from './esplora-replay.js';
+import { EsploraReplay, HEIGHT, invoiceBeforeBlock, pageWithOutputTo } from './esplora-replay.js';
 import { drivenByTests, startWatchersKernel, watchedProject } from './scenario.js';
 
 let gw: TestKernel;
@@ -55,16 +55,7 @@ test.after.always(() => stopAll(gw, liarReplay, honestReplay, receiver));
 
 const finding = async (check: string) => (await gw.kernel.readiness()).checks.find((c) => c.check === check)!;
 
-async function invoice(amount: string): Promise<{ id: string; address: string }> {
-  const created = await signedFetch(gw.url, '/api/v1/invoices', {
-    ...project,
-    method: 'POST',
-    body: { external_id: `d-${Math.random().toString(36).slice(2)}`, coin: 'btc', amount_crypto: amount },
-  });
-  if (created.status !== 201) throw new Error(JSON.stringify(created.body));
-  await gw.kernel.cradle.db('invoices_invoices').where({ id: created.body.id }).update({ created_at: BEFORE_BLOCK });
-  return created.body;
-}
+const invoice = (amount: string) => invoiceBeforeBlock(gw, project, amount);
 
 test.serial('doctor names an open disagreement, then one awaiting a decision, and the marked provider; quiet again once decided and cleared', async (t) => {
   t.like(await finding('watchers.disagreements'), { ok: true, detail: 'no open disagreement between providers, no marked provider.' });

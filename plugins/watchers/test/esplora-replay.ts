@@ -18,7 +18,8 @@
  * The recorded block is from 21 January 2018 and the matcher gives an invoice only receipts that
  * existed after it was created: tests date their invoices' creation back to {@link BEFORE_BLOCK}.
  */
-import { startReplayServer, type ReplayRequest, type ReplayServer } from '@gw/kernel/testing';
+import { signedFetch, startReplayServer, type ReplayRequest, type ReplayServer, type TestKernel } from '@gw/kernel/testing';
+import type { TestProject } from '@gw/plugin-webhooks/testing';
 import { esploraHandler, pageWithOutputTo as rewrittenPage, recordedEsploraAnswers, TESTNET_1259783 } from '@gw/chain-btc/testing';
 
 export const HEIGHT: number = TESTNET_1259783.height;
@@ -34,6 +35,22 @@ export const BEFORE_BLOCK = '2018-01-21T00:00:00Z';
 /** The recorded page with output `vout` paying `address` (its script and address rewritten, nothing else). */
 export function pageWithOutputTo(vout: number, address: string): string {
   return rewrittenPage(PAGE, vout, address);
+}
+
+/**
+ * An invoice of `amount` BTC created over the API for `project`, its creation then dated back to
+ * {@link BEFORE_BLOCK} so that the recorded block's payments may go to it (the one row written by
+ * hand).
+ */
+export async function invoiceBeforeBlock(gw: TestKernel, project: TestProject, amount: string): Promise<{ id: string; address: string }> {
+  const created = await signedFetch(gw.url, '/api/v1/invoices', {
+    ...project,
+    method: 'POST',
+    body: { external_id: `inv-${Math.random().toString(36).slice(2)}`, coin: 'btc', amount_crypto: amount },
+  });
+  if (created.status !== 201) throw new Error(JSON.stringify(created.body));
+  await gw.kernel.cradle.db('invoices_invoices').where({ id: created.body.id }).update({ created_at: BEFORE_BLOCK });
+  return created.body;
 }
 
 /** One Esplora provider replaying the recorded block 1259783; `tip` and `page` may change during a test. */

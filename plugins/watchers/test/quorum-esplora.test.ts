@@ -33,7 +33,7 @@ import { CLI_ACTOR, type ObservedTransfer } from '@gw/kernel';
 import { signedFetch, type TestKernel } from '@gw/kernel/testing';
 import { Receiver, btcTestnetWallet, stopAll } from '@gw/testing';
 import type { TestProject } from '@gw/plugin-webhooks/testing';
-import { BEFORE_BLOCK, EsploraReplay, HASH, HEIGHT, OTHER, PAGE, pageWithOutputTo, TXID } from './esplora-replay.js';
+import { EsploraReplay, HASH, HEIGHT, invoiceBeforeBlock, OTHER, PAGE, pageWithOutputTo, TXID } from './esplora-replay.js';
 import { drivenByTests, startWatchersKernel, watchedProject } from './scenario.js';
 
 const ADDRESS_0 = btcTestnetWallet.address0!;
@@ -91,16 +91,7 @@ async function pass({ gw }: Setup) {
 }
 
 /** An invoice of `amount` BTC, created (as far as matching knows) before the recorded block. */
-async function invoice({ gw, project }: Setup, amount: string): Promise<{ id: string; address: string }> {
-  const created = await signedFetch(gw.url, '/api/v1/invoices', {
-    ...project,
-    method: 'POST',
-    body: { external_id: `q-${Math.random().toString(36).slice(2)}`, coin: 'btc', amount_crypto: amount },
-  });
-  if (created.status !== 201) throw new Error(JSON.stringify(created.body));
-  await gw.kernel.cradle.db('invoices_invoices').where({ id: created.body.id }).update({ created_at: BEFORE_BLOCK });
-  return created.body;
-}
+const invoice = ({ gw, project }: Setup, amount: string) => invoiceBeforeBlock(gw, project, amount);
 
 const get = async ({ gw, project }: Setup, id: string) => (await signedFetch(gw.url, `/api/v1/invoices/${id}`, project)).body;
 const transferOf = ({ gw }: Setup, invoiceId: string) => gw.kernel.cradle.db('watchers_transfers').where({ invoice_id: invoiceId }).first();

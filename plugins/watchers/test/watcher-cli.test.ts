@@ -18,7 +18,7 @@ import { ALL_CHAINS, Receiver, cliRunner, stopAll } from '@gw/testing';
 import { WEBHOOK_PLUGINS, type TestProject } from '@gw/plugin-webhooks/testing';
 import { watchersPlugin } from '../src/index.js';
 import { PUBLIC_PROVIDERS_NOTE } from '../src/services/provider-overview.js';
-import { BEFORE_BLOCK, EsploraReplay, HASH, HEIGHT, pageWithOutputTo, TXID } from './esplora-replay.js';
+import { EsploraReplay, HASH, HEIGHT, invoiceBeforeBlock, pageWithOutputTo, TXID } from './esplora-replay.js';
 import { drivenByTests, startWatchersKernel, watchedProject } from './scenario.js';
 
 let gw: TestKernel;
@@ -57,16 +57,7 @@ async function pass(): Promise<void> {
   for (;;) if ((await watchersScanner.pass(watchersRegistry.get('btc', 'testnet')!)).ran) return;
 }
 
-async function invoice(amount: string): Promise<{ id: string; address: string }> {
-  const created = await signedFetch(gw.url, '/api/v1/invoices', {
-    ...project,
-    method: 'POST',
-    body: { external_id: `cli-${amount}`, coin: 'btc', amount_crypto: amount },
-  });
-  if (created.status !== 201) throw new Error(JSON.stringify(created.body));
-  await gw.kernel.cradle.db('invoices_invoices').where({ id: created.body.id }).update({ created_at: BEFORE_BLOCK });
-  return created.body;
-}
+const invoice = (amount: string) => invoiceBeforeBlock(gw, project, amount);
 
 const statusOf = async (id: string) => (await signedFetch(gw.url, `/api/v1/invoices/${id}`, project)).body.status;
 

@@ -6,7 +6,7 @@
  * recording one written for this test, since the real one lives in the watchers plugin
  * (PostgreSQL, `plugins/watchers/test/provider-budget.test.ts`), which this package cannot use.
  */
-import test from 'ava';
+import test, { type ExecutionContext } from 'ava';
 import { jsonAnswer, startReplayServer, tooManyRequestsAnswer } from '../testing/replay-server.js';
 import {
   callsPerRequest,
@@ -59,9 +59,17 @@ class RecordingBudget implements ProviderBudget {
 
 const LIMIT = { requestsPerSecond: 5 };
 
-async function setup(endpoints: (url: string[]) => ProviderEndpoint[]) {
+/** Two public endpoints with a limit, `public-a` on the first provider and `public-b` on the second. */
+const TWO_PUBLIC = ([a, b]: string[]): ProviderEndpoint[] => [
+  { name: 'public-a', url: a!, limit: LIMIT, origin: 'public' },
+  { name: 'public-b', url: b!, limit: LIMIT, origin: 'public' },
+];
+
+/** Two providers, a recording budget, and a pool over the `endpoints` made of their URLs; closed when `t` ends. */
+async function setup(t: ExecutionContext, endpoints: (url: string[]) => ProviderEndpoint[]) {
   const a = await provider();
   const b = await provider();
+  t.teardown(() => Promise.all([a.close(), b.close()]));
   const budget = new RecordingBudget();
   const outcomes: ProviderOutcome[] = [];
   const pool = new ProviderPool({
@@ -72,7 +80,7 @@ async function setup(endpoints: (url: string[]) => ProviderEndpoint[]) {
     budget,
     onOutcome: (outcome) => outcomes.push(outcome),
   });
-  return { a, b, budget, outcomes, pool, close: () => Promise.all([a.close(), b.close()]) };
+  return { a, b, budget, outcomes, pool };
 }
 
 /** A call of two requests, as a watcher's block read (the block, then its transactions). */
@@ -83,16 +91,14 @@ const twoRequests = (pool: ProviderPool) =>
   });
 
 test('an endpoint without a limit (an own node) never reaches the budget', async (t) => {
-  const s = await setup(([a]) => [{ name: 'own', url: a! }]);
-  t.teardown(s.close);
+  const s = await setup(t, ([a]) => [{ name: 'own', url: a! }]);
   await twoRequests(s.pool);
   t.deepEqual(s.a.requests, ['/block/1', '/block/1/txs/0']);
   t.deepEqual(s.budget.calls, [], 'no acquire, no answered: no database work for an own node');
 });
 
 test('each request to an endpoint with a limit takes its turn first and reports its answer', async (t) => {
-  const s = await setup(([a]) => [{ name: 'public-a', url: a!, limit: LIMIT, origin: 'public' }]);
-  t.teardown(s.close);
+  const s = await setup(t, ([a]) => [{ name: 'public-a', url: a!, limit: LIMIT, origin: 'public' }]);
   t.deepEqual(await twoRequests(s.pool), { height: 1 });
   t.deepEqual(s.a.requests, ['/block/1', '/block/1/txs/0']);
   t.deepEqual(s.budget.calls, ['acquire public-a', 'answered public-a', 'acquire public-a', 'answered public-a']);
@@ -131,11 +137,7 @@ test('callsPerRequest: a paced endpoint takes at most its requests per second in
 });
 
 test('a resting endpoint is skipped as rate_limited with no request sent; the next one answers', async (t) => {
-  const s = await setup(([a, b]) => [
-    { name: 'public-a', url: a!, limit: LIMIT, origin: 'public' },
-    { name: 'public-b', url: b!, limit: LIMIT, origin: 'public' },
-  ]);
-  t.teardown(s.close);
+  const s = await setup(t, TWO_PUBLIC);
   s.budget.resting.set('public-a', new Date('2030-01-01T00:00:00Z'));
   t.deepEqual(await twoRequests(s.pool), { height: 1 });
   t.deepEqual(s.a.requests, [], 'nothing sent to the resting provider');
@@ -150,11 +152,10 @@ test('a resting endpoint is skipped as rate_limited with no request sent; the ne
 });
 
 test('a 429 rests the endpoint with its Retry-After (seconds or a date), or none; the next endpoint carries on', async (t) => {
-  const s = await setup(([a, b]) => [
+  const s = await setup(t, ([a, b]) => [
     { name: 'public-a', url: a!, limit: LIMIT, origin: 'public' },
     { name: 'own', url: b! },
   ]);
-  t.teardown(s.close);
   s.a.answer = { status: 429, headers: { 'retry-after': '7' } };
   t.deepEqual(await twoRequests(s.pool), { height: 1 });
   t.deepEqual(s.budget.calls, ['acquire public-a', 'rateLimited public-a 7000']);
@@ -178,11 +179,7 @@ test('a 429 rests the endpoint with its Retry-After (seconds or a date), or none
 });
 
 test('single() shares the budget: the pool of one endpoint paces and rests it too', async (t) => {
-  const s = await setup(([a, b]) => [
-    { name: 'public-a', url: a!, limit: LIMIT, origin: 'public' },
-    { name: 'public-b', url: b!, limit: LIMIT, origin: 'public' },
-  ]);
-  t.teardown(s.close);
+  const s = await setup(t, TWO_PUBLIC);
   const alone = s.pool.single(s.pool.endpoints[1]!);
   t.is(alone.options.budget, s.budget);
   s.budget.resting.set('public-b', new Date('2030-01-01T00:00:00Z'));
@@ -195,11 +192,7 @@ test('single() shares the budget: the pool of one endpoint paces and rests it to
 });
 
 test('every endpoint resting: the call fails rate_limited and nothing is sent', async (t) => {
-  const s = await setup(([a, b]) => [
-    { name: 'public-a', url: a!, limit: LIMIT, origin: 'public' },
-    { name: 'public-b', url: b!, limit: LIMIT, origin: 'public' },
-  ]);
-  t.teardown(s.close);
+  const s = await setup(t, TWO_PUBLIC);
   s.budget.resting.set('public-a', new Date('2030-01-01T00:00:00Z'));
   s.budget.resting.set('public-b', new Date('2030-01-02T00:00:00Z'));
   const error = await t.throwsAsync(twoRequests(s.pool), { instanceOf: ProviderError });
@@ -213,11 +206,7 @@ test('every endpoint resting: the call fails rate_limited and nothing is sent', 
 });
 
 test('a budget that cannot be read is the gateway`s own failure: thrown at once, not counted against the provider', async (t) => {
-  const s = await setup(([a, b]) => [
-    { name: 'public-a', url: a!, limit: LIMIT, origin: 'public' },
-    { name: 'public-b', url: b!, limit: LIMIT, origin: 'public' },
-  ]);
-  t.teardown(s.close);
+  const s = await setup(t, TWO_PUBLIC);
   s.budget.failing = true;
   await t.throwsAsync(twoRequests(s.pool), { instanceOf: WatcherLocalError, message: /request budget of public-a is not available: connection refused/ });
   t.deepEqual([...s.a.requests, ...s.b.requests], []);

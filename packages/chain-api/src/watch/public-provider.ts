@@ -42,3 +42,12 @@ export interface PublicProvider {
   /** Where the limit (or the lack of a published one, and the figure chosen) is documented. */
   readonly source: string;
 }
+
+/**
+ * One operator's public provider, its facts (name, operator, kind, limit and where the limit is
+ * documented) written once: the function gives its entry at each network's URL
+ * (`mempoolSpace('https://mempool.space/signet/api')`).
+ */
+export function publicProviderAt(facts: Omit<PublicProvider, 'url'>): (url: string) => PublicProvider {
+  return (url) => ({ ...facts, url });
+}
