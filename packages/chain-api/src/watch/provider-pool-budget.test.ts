@@ -105,8 +105,7 @@ test('each request to an endpoint with a limit takes its turn first and reports 
 });
 
 test('a request takes one turn per call it carries: a JSON-RPC batch its length, or what the caller says', async (t) => {
-  const s = await setup(([a]) => [{ name: 'public-a', url: a!, limit: LIMIT, origin: 'public' }]);
-  t.teardown(s.close);
+  const s = await setup(t, ([a]) => [{ name: 'public-a', url: a!, limit: LIMIT, origin: 'public' }]);
   const batch = Array.from({ length: 22 }, (_, id) => ({ jsonrpc: '2.0', id, method: 'eth_getBlockByNumber', params: [`0x${id.toString(16)}`, true] }));
   await s.pool.run('scan', async (http) => {
     await http.json('POST', '', { body: batch });
