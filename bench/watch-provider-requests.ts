@@ -17,7 +17,11 @@
  *
  * From these and the chain's block time (a pass every `pollIntervalOf` seconds) it computes the
  * requests of a day of following the chain, the providers' daily budget at `publicLimitShare` of
- * their documented limit, and how many invoices a day fit in what is left, at quorum 1 and 2.
+ * their documented limit, and how many invoices a day fit in what is left, at quorum 1 and 2. The
+ * unit is what the budget paces: requests, and on EVM chains JSON-RPC calls (a batch counts its
+ * calls). A budget belongs to its limit's scope (a public provider's host, or the `limitScope` its
+ * chain data names: PublicNode's one limit across its chains), so the per-chain figures are each
+ * chain alone on it; a last table adds up the chains that scan through one scope at once.
  * Prints markdown tables (docs/performance.md, "Public providers: requests per chain").
  *
  * Run: npx -y pnpm@10.34.9 exec tsx bench/watch-provider-requests.ts [--network mainnet|testnet] [--share 0.5]
@@ -25,6 +29,7 @@
  */
 import { chains } from '@gw/app-gateway';
 import { operatorOf, pollIntervalOf, type ChainModule, type NetworkDefinition, type PublicProvider } from '@gw/kernel';
+import { budgetScopeOf } from '@gw/plugin-watchers';
 import { watchedSet } from '@gw/kernel/testing';
 import { startReplayedProvider, type ReplayedProvider } from '@gw/testing';
 import { benchOptions } from './bench-options.js';
@@ -65,12 +70,12 @@ interface ChainFigures {
   readonly recordings: string;
   readonly pass: Cost;
   readonly block: Cost;
-  /** Requests of a full block where the recorded one is far smaller (Bitcoin); else the recorded block's. */
-  readonly fullBlock: number;
+  /** Budget units (requests; EVM: calls) per block read: a full block where the recorded one is far smaller (Bitcoin), else the recorded block's. */
+  readonly perBlock: number;
   readonly mempoolPerAddress: Cost | undefined;
   /** Blocks one `scan` call reads at most (`ChainWatcher.maxBlocksPerScan`). */
   readonly maxBlocksPerScan: number;
-  /** Requests a scan call costs once whatever its blocks (TON reads the parent block of the range): part of `block`. */
+  /** Units a scan call costs once whatever its blocks (TON reads the parent block of the range; EVM the token logs and the chain id): part of `block`. */
   readonly scanOverhead: number;
   /** Per provider asked at quorum 2 (two operators), or undefined where the network has one operator. */
   readonly verification: readonly { readonly provider: PublicProvider; readonly cost: Cost }[] | undefined;
@@ -120,7 +125,10 @@ async function chainFigures(module: ChainModule, network: NetworkDefinition): Pr
             })),
           );
     const blockTime = module.definition.blockTimeSeconds ?? 5;
-    const fullBlock = module.definition.id === 'btc' ? 2 + Math.ceil(options.btcFullBlockTransactions / 25) : block.requests;
+    const evm = network.evmChainId !== undefined;
+    // EVM: the recorded one-block scan is its block's call and the range's overhead (the token logs, the chain id).
+    const scanOverhead = module.definition.id === 'ton' ? 1 : evm ? block.calls - 1 : 0;
+    const perBlock = module.definition.id === 'btc' ? 2 + Math.ceil(options.btcFullBlockTransactions / 25) : units(block, evm) - scanOverhead;
     return {
       chain: module.definition.id,
       network,
@@ -130,10 +138,10 @@ async function chainFigures(module: ChainModule, network: NetworkDefinition): Pr
       recordings: first.replay.recordings,
       pass,
       block,
-      fullBlock,
+      perBlock,
       mempoolPerAddress,
       maxBlocksPerScan: first.watcher.maxBlocksPerScan,
-      scanOverhead: module.definition.id === 'ton' ? 1 : 0,
+      scanOverhead,
       verification,
     };
   } finally {
@@ -141,7 +149,14 @@ async function chainFigures(module: ChainModule, network: NetworkDefinition): Pr
   }
 }
 
-/** A provider's requests a day at `share` of its documented limit. */
+/** What the budget paces: requests, and on EVM chains the calls they carry. */
+const units = (c: Cost, evm: boolean): number => (evm ? c.calls : c.requests);
+
+/** The budget a public provider of `f`'s network draws on: its host, or the wider scope its chain data names. */
+const scopeOf = (f: Pick<ChainFigures, 'chain' | 'network'>, provider: PublicProvider): string =>
+  budgetScopeOf(f.chain, f.network.id, { ...provider, origin: 'public' });
+
+/** A provider's requests (EVM: calls) a day at `share` of its documented limit: its scope's, shared by every network on it. */
 function budget(provider: PublicProvider): number {
   const perSecond = provider.limit.requestsPerSecond * options.share * DAY;
   return Math.floor(provider.limit.requestsPerDay === undefined ? perSecond : Math.min(perSecond, provider.limit.requestsPerDay * options.share));
@@ -164,18 +179,17 @@ interface Daily {
 function daily(f: ChainFigures, interval: number): Daily {
   const passes = DAY / interval;
   const blocks = DAY / f.blockTime;
-  // A pass scans what arrived since the last: EVM batches its blocks in one request, the others pay per block.
   const evm = f.network.evmChainId !== undefined;
-  // A pass reads what arrived since the last, in scans of up to maxBlocksPerScan blocks: EVM in one batched
-  // request per scan, TON with one more read per scan (the parent block), the others per block.
+  // A pass reads what arrived since the last, in scans of up to maxBlocksPerScan blocks: each block its own cost, each
+  // scan its overhead (TON the parent block; EVM the token logs and the chain id check).
   const scansPerPass = Math.ceil(Math.max(1, interval / f.blockTime) / f.maxBlocksPerScan);
-  const scans = evm ? passes * scansPerPass * f.block.requests : blocks * (f.fullBlock - f.scanOverhead) + passes * scansPerPass * f.scanOverhead;
-  const following = Math.round(passes * f.pass.requests + scans);
+  const scans = blocks * f.perBlock + passes * scansPerPass * f.scanOverhead;
+  const following = Math.round(passes * units(f.pass, evm) + scans);
   const scanner = f.providers[0]!;
   const left = budget(scanner) - following;
   // Each invoice's address is watched (its mempool probed where the provider is asked per address) for addressActiveSeconds.
   const activeDays = options.addressActiveSeconds / DAY;
-  const mempool = f.mempoolPerAddress?.requests ?? 0;
+  const mempool = f.mempoolPerAddress === undefined ? 0 : units(f.mempoolPerAddress, evm);
   const windowFull = passes * mempool * options.mempoolAddressesPerPass;
   const carried = (perInvoiceOnScanner: number): Carried => {
     if (left < 0) return 'over budget';
@@ -190,9 +204,9 @@ function daily(f: ChainFigures, interval: number): Daily {
   let invoicesQuorum2: Daily['invoicesQuorum2'] = 'one operator';
   if (f.verification) {
     // The scanning provider pays its verification out of what following leaves; the other attestor out of its whole budget.
-    const onScanner = f.verification.find((v) => v.provider.name === scanner.name)?.cost.requests ?? 0;
-    const byOthers = f.verification.filter((v) => v.provider.name !== scanner.name).map((v) => Math.floor(budget(v.provider) / v.cost.requests));
-    const q = carried(onScanner);
+    const onScanner = f.verification.find((v) => v.provider.name === scanner.name)?.cost;
+    const byOthers = f.verification.filter((v) => v.provider.name !== scanner.name).map((v) => Math.floor(budget(v.provider) / units(v.cost, evm)));
+    const q = carried(onScanner === undefined ? 0 : units(onScanner, evm));
     invoicesQuorum2 = typeof q === 'number' ? Math.min(q, ...byOthers) : q === 'unbounded' ? Math.min(...byOthers) : q;
   }
   return { interval, passes, blocks, following, invoicesQuorum1: carried(0), invoicesQuorum2 };
@@ -204,9 +218,9 @@ function fittingInterval(f: ChainFigures, part: number): number | undefined {
   return undefined;
 }
 
-/** Requests of a day of `f`'s chain's blocks alone (no pass overhead): the floor of following it. */
+/** Units of a day of `f`'s chain's blocks alone (no pass or scan overhead): the floor of following it. */
 function blocksFloor(f: ChainFigures): number {
-  return f.network.evmChainId !== undefined ? 0 : Math.round((DAY / f.blockTime) * (f.fullBlock - f.scanOverhead));
+  return Math.round((DAY / f.blockTime) * f.perBlock);
 }
 
 const n = (value: number): string => Math.round(value).toLocaleString('en-US');
@@ -214,6 +228,17 @@ const cost = (c: Cost, evm: boolean): string => (evm ? `${c.requests} (${c.calls
 
 const report: string[] = [];
 const skipped: string[] = [];
+/** Per scanning provider's scope: the chains that scan through it and what following them costs a day. */
+const onScope = new Map<string, { budget: number; chains: { figures: ChainFigures; following: number }[] }>();
+
+/** The shortest whole-second `scanIntervalSeconds` for every chain of `figures` (each at its own poll at least) at which following them all takes at most `part` of `budgetADay`. */
+function commonInterval(figures: readonly ChainFigures[], budgetADay: number, part: number): number | undefined {
+  for (let interval = 1; interval <= 600; interval++) {
+    const total = figures.reduce((sum, f) => sum + daily(f, Math.max(interval, f.poll)).following, 0);
+    if (total <= budgetADay * part) return interval;
+  }
+  return undefined;
+}
 for (const module of chains) {
   const network = options.network === 'mainnet' ? module.definition.networks.mainnet : module.definition.networks.testnets[0]!;
   const figures = await chainFigures(module, network);
@@ -223,8 +248,15 @@ for (const module of chains) {
   }
   const d = daily(figures, figures.poll);
   const evm = network.evmChainId !== undefined;
+  const scanning = figures.providers[0]!;
+  const shared = onScope.get(scopeOf(figures, scanning)) ?? { budget: budget(scanning), chains: [] };
+  shared.chains.push({ figures, following: d.following });
+  onScope.set(scopeOf(figures, scanning), shared);
   const limits = figures.providers
-    .map((p) => `${p.name} ${p.limit.requestsPerSecond}/s${p.limit.requestsPerDay ? `, ${n(p.limit.requestsPerDay)}/day` : ''}`)
+    .map(
+      (p) =>
+        `${p.name} ${p.limit.requestsPerSecond}/s${p.limit.requestsPerDay ? `, ${n(p.limit.requestsPerDay)}/day` : ''}${p.limitScope ? ` (one limit across ${p.limitScope})` : ''}`,
+    )
     .join('; ');
   const carried = (c: Daily['invoicesQuorum2']): string => (typeof c === 'number' ? n(c) : c === 'unbounded' ? 'no limit from requests' : c);
   const over = d.following > budget(figures.providers[0]!);
@@ -237,18 +269,18 @@ for (const module of chains) {
     '',
     `Providers: ${limits}. Replayed: ${figures.recordings}.`,
     '',
-    '| measure | requests |',
+    `| measure | ${evm ? 'requests (calls: what the budget counts)' : 'requests'} |`,
     '| --- | --- |',
     `| a pass's tip and reorg check | ${cost(figures.pass, evm)} |`,
-    `| a block scanned (the recorded block) | ${cost(figures.block, evm)}${evm ? ` (up to ${figures.maxBlocksPerScan} blocks in one request)` : ''} |`,
+    `| a block scanned (the recorded block) | ${cost(figures.block, evm)}${evm ? ` (up to ${figures.maxBlocksPerScan} blocks a scan: 1 call each, + ${figures.scanOverhead} a scan)` : ''} |`,
     ...(figures.chain === 'btc'
-      ? [`| a block scanned (a full block of ${n(options.btcFullBlockTransactions)} transactions: 2 + 1 per 25) | ${figures.fullBlock} |`]
+      ? [`| a block scanned (a full block of ${n(options.btcFullBlockTransactions)} transactions: 2 + 1 per 25) | ${figures.perBlock} |`]
       : []),
     `| a watched address, per pass | ${figures.mempoolPerAddress ? `${figures.mempoolPerAddress.requests} (mempool; at most ${options.mempoolAddressesPerPass} addresses a pass)` : '0 (blocks are read whole)'} |`,
     `| a transfer verified, quorum 1 | 0 |`,
     `| a transfer verified, quorum 2 (tip + the transaction or its block, per provider) | ${figures.verification ? figures.verification.map((v) => `${v.provider.name} ${cost(v.cost, evm)}`).join(', ') : 'one operator: quorum 1'} |`,
-    `| following a day (${n(d.passes)} passes, ${n(d.blocks)} blocks) | ${n(d.following)} on ${figures.providers[0]!.name} |`,
-    `| budget a day at ${options.share} of the limit | ${figures.providers.map((p) => `${p.name} ${n(budget(p))}`).join(', ')} |`,
+    `| following a day (${n(d.passes)} passes, ${n(d.blocks)} blocks) | ${n(d.following)}${evm ? ' calls' : ''} on ${figures.providers[0]!.name} |`,
+    `| budget a day at ${options.share} of the limit | ${figures.providers.map((p) => `${p.name} ${n(budget(p))}${p.limitScope ? ' (shared)' : ''}`).join(', ')} |`,
     `| invoices a day, quorum 1 | ${carried(d.invoicesQuorum1)} |`,
     `| invoices a day, quorum 2 | ${carried(d.invoicesQuorum2)} |`,
     ...(over && !s
@@ -265,6 +297,28 @@ for (const module of chains) {
           `| invoices a day at that pace, quorum 1 / quorum 2 | ${carried(s.invoicesQuorum1)} / ${carried(s.invoicesQuorum2)} |`,
         ]
       : []),
+    '',
+  );
+}
+const sharedScopes = [...onScope].filter(([, s]) => s.chains.length > 1);
+if (sharedScopes.length > 0) {
+  const fitting = (s: { budget: number; chains: { figures: ChainFigures }[] }, part: number) => {
+    const interval = commonInterval(
+      s.chains.map((c) => c.figures),
+      s.budget,
+      part,
+    );
+    return interval === undefined ? 'none up to 600 s' : `${interval} s`;
+  };
+  report.push(
+    '#### Limits shared by chains that scan through them',
+    '',
+    '| scope | chains scanning through it, following a day each | all of them | its budget a day | one `scanIntervalSeconds` for all within half / all of it |',
+    '| --- | --- | --- | --- | --- |',
+    ...sharedScopes.map(
+      ([scope, s]) =>
+        `| ${scope} | ${s.chains.map((c) => `${c.figures.chain} ${n(c.following)}`).join(', ')} | ${n(s.chains.reduce((sum, c) => sum + c.following, 0))} | ${n(s.budget)} | ${fitting(s, 0.5)} / ${fitting(s, 1)} |`,
+    ),
     '',
   );
 }

@@ -6,6 +6,12 @@ import { publicProviderAt } from '@gw/chain-api';
  * chain's definition lists its networks' endpoints through these, so one operator's facts are
  * written once; docs/chains-sources.md repeats them.
  *
+ * Each operator serves every chain from a host of one domain (`ethereum-rpc.publicnode.com`,
+ * `bsc-rpc.publicnode.com`, ...) and publishes no per-chain limit: its figure is taken as one
+ * limit for the gateway across all of them (`limitScope`, the domain), as keyless services
+ * commonly count a client's address across their networks (dRPC's free tier: "per IP",
+ * drpc.org/docs/howitworks/ratelimiting). Every network of one operator then shares one budget.
+ *
  * Left out on purpose: dRPC's free tier caps a JSON-RPC batch at 3 calls
  * (https://drpc.org/docs/howitworks/ratelimiting), and the EVM watcher batches a scan's blocks and
  * logs in one request (up to 22 calls); Ankr's public endpoints need a key since 2025
@@ -18,6 +24,8 @@ export const publicnodeRpc = publicProviderAt({
   name: 'publicnode',
   operator: 'allnodes',
   limit: { requestsPerSecond: 5 },
+  // One budget for every chain PublicNode serves, EVM or not (TRON's tron-rpc.publicnode.com names it too).
+  limitScope: 'publicnode.com',
   source:
     'https://www.publicnode.com (Allnodes; free, no key): no published request limit found; 5 requests/s chosen as a conservative figure (ethereum.org lists PublicNode among keyless endpoints for scripts and fallbacks)',
 });
@@ -27,6 +35,7 @@ export const tenderlyRpc = publicProviderAt({
   name: 'tenderly',
   operator: 'tenderly',
   limit: { requestsPerSecond: 2 },
+  limitScope: 'gateway.tenderly.co',
   source: 'https://docs.tenderly.co/supported-networks ("Public RPC are rate limited"; no figure published): 2 requests/s chosen as a conservative figure',
 });
 
@@ -35,5 +44,6 @@ export const llamarpcRpc = publicProviderAt({
   name: 'llamarpc',
   operator: 'llamanodes',
   limit: { requestsPerSecond: 2 },
+  limitScope: 'llamarpc.com',
   source: 'https://llamarpc.com (LlamaNodes; free, no key): no published request limit found; 2 requests/s chosen as a conservative figure',
 });

@@ -6,6 +6,7 @@ import {
   type ChainWatcher,
   type CoinId,
   type ObservedTransfer,
+  type ProviderEndpoint,
   type ProviderHttp,
   type ScannedBlock,
   type WatchedAddresses,
@@ -14,6 +15,7 @@ import {
   type WatcherOptions,
 } from '@gw/chain-api';
 import { subscribeNewHeads } from './heads.js';
+import { jsonRpcBatch, type JsonRpcAnswer } from './json-rpc-batch.js';
 import { getAddress } from 'ethers';
 
 /** keccak256("Transfer(address,address,uint256)"): the ERC-20/BEP-20 transfer event. */
@@ -71,8 +73,8 @@ export class EvmWatcher implements ChainWatcher {
   }
 
   async head(): Promise<ChainHead> {
-    return this.options.providers.run('head', async (http) => {
-      const [latest, finalized] = await this.batch(http, [
+    return this.options.providers.run('head', async (http, endpoint) => {
+      const [latest, finalized] = await this.batch(http, endpoint, [
         ['eth_blockNumber', []],
         ['eth_getBlockByNumber', ['finalized', false]],
       ]);
@@ -85,8 +87,8 @@ export class EvmWatcher implements ChainWatcher {
   }
 
   async blockHash(height: number): Promise<string | null> {
-    return this.options.providers.run('block_hash', async (http) => {
-      const [response] = await this.batch(http, [['eth_getBlockByNumber', [hex(height), false]]]);
+    return this.options.providers.run('block_hash', async (http, endpoint) => {
+      const [response] = await this.batch(http, endpoint, [['eth_getBlockByNumber', [hex(height), false]]]);
       const block = response?.result as { hash?: string } | null;
       if (block === null || block === undefined) return null;
       expectShape(typeof block.hash === 'string', 'block hash');
@@ -96,12 +98,12 @@ export class EvmWatcher implements ChainWatcher {
 
   async scan(from: number, to: number, watched: WatchedAddresses): Promise<ScannedBlock[]> {
     if (to < from) return [];
-    return this.options.providers.run('scan', async (http) => {
+    return this.options.providers.run('scan', async (http, endpoint) => {
       const heights = Array.from({ length: to - from + 1 }, (_, i) => from + i);
       const calls: [string, unknown[]][] = heights.map((h) => ['eth_getBlockByNumber', [hex(h), true]]);
       if (this.tokens.size > 0)
         calls.push(['eth_getLogs', [{ fromBlock: hex(from), toBlock: hex(to), address: [...this.tokens.keys()], topics: [TRANSFER_TOPIC] }]]);
-      const responses = await this.batch(http, calls);
+      const responses = await this.batch(http, endpoint, calls);
       const blocks = responses.slice(0, heights.length).map((r, i) => {
         const block = r.result as RpcBlock | null;
         // A block the node does not have yet: the caller asked beyond the head it was given.
@@ -158,6 +160,7 @@ export class EvmWatcher implements ChainWatcher {
       if (native.length > 0) {
         const receipts = await this.batch(
           http,
+          endpoint,
           native.map((c) => ['eth_getTransactionReceipt', [c.txHash]] as [string, unknown[]]),
         );
         receipts.forEach((r, i) => {
@@ -188,29 +191,9 @@ export class EvmWatcher implements ChainWatcher {
     };
   }
 
-  /**
-   * One JSON-RPC batch, answers in call order. The first call on a provider also checks its
-   * `eth_chainId` against the network's.
-   */
-  private async batch(http: ProviderHttp, calls: readonly [string, unknown[]][]): Promise<{ result?: unknown; error?: { message?: string } }[]> {
-    const expectedChainId = this.options.network.evmChainId;
-    const all = expectedChainId === undefined ? calls : [['eth_chainId', []] as [string, unknown[]], ...calls];
-    const body = all.map(([method, params], id) => ({ jsonrpc: '2.0', id, method, params }));
-    const response = await http.json('POST', '', { body });
-    expectShape(Array.isArray(response), 'JSON-RPC batch');
-    const byId = new Map((response as { id: number; result?: unknown; error?: { message?: string } }[]).map((r) => [r.id, r]));
-    const answers = all.map((_, id) => byId.get(id));
-    if (expectedChainId !== undefined) {
-      const chainId = answers.shift();
-      expectShape(typeof chainId?.result === 'string', 'eth_chainId');
-      if (Number(BigInt(chainId!.result as string)) !== expectedChainId) {
-        throw new ProviderError(
-          'http_error',
-          '',
-          `provider is on chain ${Number(BigInt(chainId!.result as string))}, not ${expectedChainId} (${this.options.network.id})`,
-        );
-      }
-    }
+  /** One JSON-RPC batch (`jsonRpcBatch`: the chain id checked, paced endpoints asked in requests of their size), answers in call order. */
+  private async batch(http: ProviderHttp, endpoint: ProviderEndpoint, calls: readonly [string, unknown[]][]): Promise<JsonRpcAnswer[]> {
+    const answers = await jsonRpcBatch(http, endpoint, this.options.network, calls);
     return answers.map((answer, i) => {
       expectShape(answer !== undefined, `JSON-RPC answer to ${calls[i]![0]}`);
       // The finalized tag is optional; every other error fails the provider.

@@ -30,6 +30,8 @@ export const tronDefinition: ChainDefinition = {
           operator: 'allnodes',
           url: 'https://tron-rpc.publicnode.com',
           limit: { requestsPerSecond: 5 },
+          // One limit for every chain PublicNode serves, as for its EVM endpoints (@gw/chain-evm public-rpc.ts).
+          limitScope: 'publicnode.com',
           source:
             'https://www.publicnode.com (Allnodes; free, no key; serves /wallet and /walletsolidity): no published request limit found; 5 requests/s chosen as a conservative figure',
         },

@@ -133,6 +133,13 @@ export const WatchersConfigSchema = configSlice({
     description:
       'How long a disagreement between providers waits for them to agree (a lagging provider catching up) before it is the operator`s to decide, counted from their first answer at the transfer`s threshold; a transfer that waits that long without the quorum and without a contradiction is put to the operator too (an unattested disagreement). The invoice waits meanwhile, it is never credited on one provider`s word.',
   }),
+  pacedPassSeconds: Type.Integer({
+    minimum: 1,
+    maximum: 600,
+    default: 60,
+    description:
+      'Where a network`s providers are paced (a `limit`, as every public provider has), a scan pass stops reading further blocks once it has run this long: it commits the blocks it read, and the next pass goes on from there at once. Keeps the pass`s transaction and its hold on the network short (an operator`s decision waits for it). A pass reads at least one scan`s blocks.',
+  }),
   providerTimeoutMs: Type.Integer({
     minimum: 100,
     maximum: 120_000,

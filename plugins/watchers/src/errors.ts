@@ -11,5 +11,10 @@ export const watchersErrors = defineErrors('watchers', {
   },
   disagreement_closed: { status: 409, message: 'This disagreement is closed: the providers agreed, or it was decided already.' },
   provider_not_marked: { status: 404, message: 'This provider of this network is not marked.' },
+  network_scan_busy: {
+    status: 503,
+    message: "A scan pass of this network holds it (a paced provider's pass may take a minute or more); retry after the delay in Retry-After.",
+    retryAfter: 30,
+  },
   orphan_not_confirmed: { status: 409, message: 'This orphan payment has not reached the confirmation threshold yet; it can be attributed once it has.' },
 });

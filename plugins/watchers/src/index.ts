@@ -13,6 +13,7 @@ import { m0004Spends } from '../migrations/0004_spends.js';
 import { m0005Quorum } from '../migrations/0005_quorum.js';
 import { m0006ProviderBudgets } from '../migrations/0006_provider_budgets.js';
 import { m0007QuorumRounds } from '../migrations/0007_quorum_rounds.js';
+import { m0008BudgetScopes } from '../migrations/0008_budget_scopes.js';
 import { WatchersConfigSchema } from './config.js';
 import { watchersErrors } from './errors.js';
 import { sendScanPass, watchersJobs } from './jobs.js';
@@ -45,7 +46,7 @@ export const watchersPlugin = definePlugin({
   exports: WATCHERS_EXPORTS,
   config: WatchersConfigSchema,
   errors: [watchersErrors],
-  migrations: [m0001Watchers, m0002Lifecycle, m0003Dust, m0004Spends, m0005Quorum, m0006ProviderBudgets, m0007QuorumRounds],
+  migrations: [m0001Watchers, m0002Lifecycle, m0003Dust, m0004Spends, m0005Quorum, m0006ProviderBudgets, m0007QuorumRounds, m0008BudgetScopes],
   register: ({ config }) => ({
     watchersConfig: serviceValue(config),
     watchersMetrics: service(['metrics'], ({ metrics }) => createWatcherMetrics(metrics.registry)),
@@ -139,7 +140,7 @@ export { PaymentMatcher, WATCHER_ACTOR, type MatchOutcome } from './services/pay
 export { OrphanInbox } from './services/orphan-inbox.js';
 export { HeadPush } from './services/head-push.js';
 export { WatcherStatusReads, type WatcherStatus } from './services/watcher-status.js';
-export { ProviderBudgets, paceOf, type ProviderPace } from './services/provider-budget.js';
+export { ProviderBudgets, budgetScopeOf, paceOf, type ProviderPace } from './services/provider-budget.js';
 export type { ProviderUsage, ProviderUsageReads } from './services/provider-usage.js';
 export { ReceivedOutputsReads, MAX_OUTPUTS_PAGE } from './services/received-outputs-reads.js';
 export { PoolWatchedAddresses, projectKindOn } from './services/watched-addresses.js';

@@ -13,11 +13,21 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import test from 'ava';
-import { ProviderError, ProviderPool, type ChainAdapterDeps, type ProviderEndpoint, type ProviderOutcome, type WatchedAddresses } from '@gw/kernel';
+import {
+  ProviderError,
+  ProviderPool,
+  type ChainAdapterDeps,
+  type ChainDefinition,
+  type NetworkDefinition,
+  type ProviderEndpoint,
+  type ProviderOutcome,
+  type WatchedAddresses,
+} from '@gw/kernel';
 import { startReplayServer, tooManyRequestsAnswer, waitFor, type TestKernel } from '@gw/kernel/testing';
 import { btcChain } from '@gw/chain-btc';
 import { esploraHandler, MAIN_828669, recordedEsploraAnswers } from '@gw/chain-btc/testing';
-import type { ProviderUsage } from '../src/index.js';
+import { ALL_CHAINS } from '@gw/testing';
+import { budgetScopeOf, type ProviderUsage } from '../src/index.js';
 import { startWatchersKernel } from './scenario.js';
 
 interface Received {
@@ -36,12 +46,17 @@ interface BudgetedReplay {
   close(): Promise<void>;
 }
 
-/** An Esplora replay of the recorded mainnet answers (as chains/btc/src/watcher.test.ts serves them) that answers 429 when told to. */
-async function replayServer(): Promise<BudgetedReplay> {
+/**
+ * An Esplora replay of the recorded mainnet answers (as chains/btc/src/watcher.test.ts serves them) that answers 429 when told to.
+ * With `signet`, it also serves them under `/signet`, as mempool.space serves signet's Esplora beside mainnet's on one host (the
+ * answers there are mainnet's: the budget is under test, not what a signet block holds).
+ */
+async function replayServer(options: { signet?: boolean } = {}): Promise<BudgetedReplay> {
   const esplora = esploraHandler(recordedEsploraAnswers('mainnet'));
   const state = { received: [] as Received[], tooMany: new Set<number>(), retryAfter: '1' };
   const server = await startReplayServer('', (request) => {
-    const answer = state.tooMany.has(state.received.length + 1) ? tooManyRequestsAnswer({ 'retry-after': state.retryAfter }) : esplora(request)!;
+    const below = options.signet && request.path.startsWith('/signet/') ? { ...request, path: request.path.slice('/signet'.length) } : request;
+    const answer = state.tooMany.has(state.received.length + 1) ? tooManyRequestsAnswer({ 'retry-after': state.retryAfter }) : esplora(below)!;
     state.received.push({ path: request.path, at: request.at, status: answer.status });
     return answer;
   });
@@ -106,7 +121,13 @@ const gaugeOf = async (kernel: TestKernel, name: string, provider: string): Prom
   const metric = await kernel.kernel.cradle.metrics.registry.getSingleMetric(name)?.get();
   return metric?.values.find((v) => v.labels['provider'] === provider)?.value;
 };
-const rowOf = (kernel: TestKernel, provider: string) => kernel.kernel.cradle.db('watchers_provider_budgets').where({ provider }).first();
+/** The budget row a provider (of any network) draws on. */
+const rowOf = (kernel: TestKernel, provider: string) =>
+  kernel.kernel.cradle
+    .db('watchers_provider_budgets as b')
+    .join('watchers_provider_budget_users as u', 'u.scope', 'b.scope')
+    .where('u.provider', provider)
+    .first('b.*');
 
 test.serial(
   'a 429 with Retry-After rests the provider: nothing reaches it during the rest, the other provider carries on the scan, and its rate holds the documented limit',
@@ -291,7 +312,7 @@ test.serial('the day cap rests a provider until 00:00 UTC, and it is asked again
   // The next UTC day: the row's count is yesterday's.
   await gw.kernel.cradle
     .db('watchers_provider_budgets')
-    .where({ provider: 'esplora-daily' })
+    .where({ scope: (await rowOf(gw, 'esplora-daily')).scope })
     .update({ day: gw.kernel.cradle.db.raw(`day - 1`) });
   t.deepEqual(await watcher.head(), { height: 698767 });
   t.is(a.received.length, 4);
@@ -322,4 +343,142 @@ test.serial('a request whose turn is further off than the pool waits is not sent
   t.is(slow.received.length, 1);
   t.is(other.received.length, 1);
   t.is((await usageOf(gw, 'esplora-slow'))!.restingUntil, null, 'paced, not resting');
+});
+
+test.serial(
+  'two networks of one public host share one budget: together they hold its pace, a 429 met on one rests the other, and each network reads the shared figures',
+  async (t) => {
+    const [host, other] = await Promise.all([replayServer({ signet: true }), replayServer()]);
+    t.teardown(() => Promise.all([host.close(), other.close()]));
+    // One public operator's host serving mainnet under / and signet under /signet, documented at 10 requests a second: 5 for the gateway, for both networks together.
+    const limit = { requestsPerSecond: 10 };
+    const M: ProviderEndpoint = { name: 'shared-host', url: host.url, operator: 'host-co', origin: 'public', limit };
+    const S: ProviderEndpoint = { name: 'shared-host', url: `${host.url}/signet`, operator: 'host-co', origin: 'public', limit };
+    const O: ProviderEndpoint = { name: 'other-host', url: other.url, operator: 'other-co', origin: 'public', limit };
+    const poolOf = (network: string, endpoint: ProviderEndpoint) =>
+      new ProviderPool({ chain: 'btc', network, endpoints: [endpoint], timeoutMs: 5000, budget: gw.kernel.cradle.watchersBudget.forNetwork('btc', network) });
+    const mainnet = watcherOf(poolOf('bitcoin', M));
+    const signet = watcherOf(poolOf('signet', S));
+
+    // Two callers on each network: the host receives them at one pace, as one client would send them.
+    const load = await hammer(host, 24, 4, (loop) => (loop % 2 === 0 ? mainnet : signet).head());
+    t.true(load.answered[0]! + load.answered[2]! > 0 && load.answered[1]! + load.answered[3]! > 0, `both networks were answered: ${load.answered.join(', ')}`);
+    t.true(host.received.some((r) => r.path.startsWith('/signet/')) && host.received.some((r) => !r.path.startsWith('/signet/')));
+    for (const windowMs of [1000, 2000]) {
+      const most = mostInWindow(host.received, windowMs);
+      t.true(most <= paceBound(5, windowMs), `at most ${paceBound(5, windowMs)} requests within ${windowMs} ms from both networks, got ${most}`);
+    }
+
+    // Each network's provider answers the usage read, with the figures of the host they share.
+    const scope = new URL(host.url).host;
+    const usage = (await gw.kernel.cradle.watchersProviderUsage.list()).filter((u) => u.provider === 'shared-host');
+    t.deepEqual(
+      usage.map((u) => [u.network, u.scope, u.lastMinute]),
+      [
+        ['bitcoin', scope, host.received.length],
+        ['signet', scope, host.received.length],
+      ],
+    );
+    t.is((await gw.kernel.cradle.db('watchers_provider_budgets').where({ scope })).length, 1, 'one budget row for the host');
+
+    // Another host has a budget of its own.
+    t.deepEqual(await watcherOf(poolOf('bitcoin', O)).head(), { height: 698767 });
+    t.is((await rowOf(gw, 'other-host')).scope, new URL(other.url).host);
+
+    // A 429 met on mainnet rests the host for signet too.
+    host.tooMany = new Set([host.received.length + 1]);
+    host.retryAfter = '60';
+    const sent = host.received.length;
+    await t.throwsAsync(mainnet.head(), { instanceOf: ProviderError, message: /429/ });
+    const refused = await t.throwsAsync(signet.head(), { instanceOf: ProviderError });
+    t.regex(refused.message, /not sent, shared-host rests until/);
+    t.is(host.received.length, sent + 1, 'only the 429 reached the host');
+    t.true((await gw.kernel.cradle.watchersProviderUsage.list()).filter((u) => u.provider === 'shared-host').every((u) => u.restingUntil !== null));
+  },
+);
+
+test.serial('a request of N calls takes N turns: counted N, the next request waits for them, and one that would pass the day cap is not sent', async (t) => {
+  const a = await replayServer();
+  t.teardown(() => a.close());
+  // Configured at 4 requests a second and 30 a day (its own limit, no share taken off).
+  const A: ProviderEndpoint = {
+    name: 'batched',
+    url: a.url,
+    operator: 'batched-co',
+    origin: 'configured',
+    limit: { requestsPerSecond: 4, requestsPerDay: 30 },
+  };
+  const pool = new ProviderPool({
+    chain: 'btc',
+    network: 'bitcoin',
+    endpoints: [A],
+    timeoutMs: 5000,
+    budget: gw.kernel.cradle.watchersBudget.forNetwork('btc', 'bitcoin'),
+  });
+  const tip = (calls: number) => pool.run('head', (http) => http.text('GET', '/blocks/tip/height', { calls }));
+
+  t.is(await tip(8), '698767');
+  const after = await rowOf(gw, 'batched');
+  t.is(after.day_count, 8, 'the eight calls counted');
+  t.is((await usageOf(gw, 'batched'))!.lastMinute, 8);
+  t.is(await tip(1), '698767');
+  // The first request went at its turn and took the seven after it: the second went 2 s (8 / 4) after the first's turn at the
+  // earliest (one call's turn would be 250 ms; the slack is the first request's own way to the server).
+  t.true(
+    a.received[1]!.at - a.received[0]!.at >= 1500,
+    `the second request waited for the batch's calls: ${a.received[1]!.at - a.received[0]!.at} ms after the first`,
+  );
+  t.is((await rowOf(gw, 'batched')).day_count, 9);
+
+  // 21 calls left of the day's 30: a batch of 22 is not sent (the provider rests until 00:00 UTC); one of 21 is, and uses the day up.
+  const refused = await t.throwsAsync(tip(22), { instanceOf: ProviderError });
+  t.is(refused.failure, 'rate_limited');
+  t.regex(refused.message, /not sent, batched rests until/);
+  t.is(a.received.length, 2);
+  t.is((await rowOf(gw, 'batched')).day_count, 9, 'nothing counted for the request not sent');
+  t.is(await tip(21), '698767');
+  t.is((await rowOf(gw, 'batched')).day_count, 30);
+  await t.throwsAsync(tip(1), { instanceOf: ProviderError, message: /not sent, batched rests until/ });
+  t.is(a.received.length, 3);
+});
+
+test('budget scopes of the chains` public providers: one host serves several networks under one limit, PublicNode one limit across its hosts', (t) => {
+  const scopeOf = (definition: ChainDefinition, network: NetworkDefinition, name: string) => {
+    const p = network.publicProviders!.find((provider) => provider.name === name)!;
+    const endpoint: ProviderEndpoint = {
+      name: p.name,
+      url: p.url,
+      operator: p.operator,
+      limit: p.limit,
+      origin: 'public',
+      ...(p.limitScope ? { limitScope: p.limitScope } : {}),
+    };
+    return budgetScopeOf(definition.id, network.id, endpoint);
+  };
+  const btc = btcChain.definition;
+  const [signet, testnet] = btc.networks.testnets;
+  t.is(scopeOf(btc, btc.networks.mainnet, 'mempool.space'), 'mempool.space');
+  t.is(scopeOf(btc, signet!, 'mempool.space'), 'mempool.space');
+  t.is(scopeOf(btc, testnet!, 'blockstream.info'), 'blockstream.info');
+  const publicnode = ALL_CHAINS.flatMap((chain) =>
+    [chain.definition.networks.mainnet, ...chain.definition.networks.testnets].flatMap((network) =>
+      (network.publicProviders ?? [])
+        .filter((p) => p.name === 'publicnode')
+        .map(() => `${chain.definition.id}.${network.id} ${scopeOf(chain.definition, network, 'publicnode')}`),
+    ),
+  );
+  t.true(publicnode.length >= 6, publicnode.join(', '));
+  t.true(
+    publicnode.every((entry) => entry.endsWith(' publicnode.com')),
+    publicnode.join(', '),
+  );
+  t.true(
+    publicnode.some((entry) => entry.startsWith('tron.')),
+    'TRON`s PublicNode endpoint draws on the same budget as the EVM ones',
+  );
+  // A configured provider's budget is its own on its network.
+  t.is(
+    budgetScopeOf('btc', 'bitcoin', { name: 'node', url: 'https://mempool.space/api', limit: { requestsPerSecond: 1 }, origin: 'configured' }),
+    'btc/bitcoin/node',
+  );
 });

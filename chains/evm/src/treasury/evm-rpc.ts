@@ -1,10 +1,8 @@
 import { expectShape, ProviderError, type NetworkDefinition, type ProviderPool } from '@gw/chain-api';
+import { jsonRpcBatch, type JsonRpcAnswer } from '../json-rpc-batch.js';
 
 /** One JSON-RPC answer: a result, or the node's error (kept for callers that read refusals). */
-export interface RpcAnswer {
-  readonly result?: unknown;
-  readonly error?: { readonly message?: string; readonly code?: number };
-}
+export type RpcAnswer = JsonRpcAnswer;
 
 /** A JSON-RPC batch holds at most this many calls: public providers cap batches (commonly at 100 to 1,000 calls). */
 const BATCH_LIMIT = 100;
@@ -12,8 +10,9 @@ const BATCH_LIMIT = 100;
 /**
  * The treasury's JSON-RPC over the watcher's providers: batches in chunks, each checked to come from
  * a node of the network's chain id (a node of another chain is a failing provider, as for the
- * watcher). Errors fail the provider unless the caller asks for them (`keepErrors`: a broadcast
- * refusal is the node's answer, not the provider failing).
+ * watcher), and sent to a paced provider in requests of its size as the watcher's are
+ * (`jsonRpcBatch`). Errors fail the provider unless the caller asks for them (`keepErrors`: a
+ * broadcast refusal is the node's answer, not the provider failing).
  */
 export class EvmRpc {
   constructor(
@@ -36,20 +35,8 @@ export class EvmRpc {
   }
 
   private chunk(operation: string, calls: readonly (readonly [string, unknown[]])[], keepErrors: boolean): Promise<RpcAnswer[]> {
-    return this.providers.run(`treasury_${operation}`, async (http) => {
-      const expected = this.network.evmChainId;
-      const all = expected === undefined ? calls : [['eth_chainId', []] as const, ...calls];
-      const body = all.map(([method, params], id) => ({ jsonrpc: '2.0', id, method, params }));
-      const response = await http.json('POST', '', { body });
-      expectShape(Array.isArray(response), 'JSON-RPC batch');
-      const byId = new Map((response as (RpcAnswer & { id: number })[]).map((r) => [r.id, r]));
-      const answers = all.map((_, id) => byId.get(id));
-      if (expected !== undefined) {
-        const chainId = answers.shift();
-        expectShape(typeof chainId?.result === 'string', 'eth_chainId');
-        const actual = Number(BigInt(chainId!.result as string));
-        if (actual !== expected) throw new ProviderError('http_error', '', `provider is on chain ${actual}, not ${expected} (${this.network.id})`);
-      }
+    return this.providers.run(`treasury_${operation}`, async (http, endpoint) => {
+      const answers = await jsonRpcBatch(http, endpoint, this.network, calls);
       return answers.map((answer, i) => {
         expectShape(answer !== undefined, `JSON-RPC answer to ${calls[i]![0]}`);
         if (answer!.error && !keepErrors) throw new ProviderError('http_error', '', `${calls[i]![0]}: ${answer!.error.message ?? 'JSON-RPC error'}`);

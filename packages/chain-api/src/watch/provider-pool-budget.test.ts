@@ -9,6 +9,7 @@
 import test, { type ExecutionContext } from 'ava';
 import { jsonAnswer, startReplayServer, tooManyRequestsAnswer } from '../testing/replay-server.js';
 import {
+  callsPerRequest,
   parseRetryAfter,
   ProviderError,
   ProviderPool,
@@ -42,8 +43,8 @@ class RecordingBudget implements ProviderBudget {
   readonly resting = new Map<string, Date>();
   failing = false;
 
-  async acquire(endpoint: ProviderEndpoint): Promise<{ readonly restingUntil?: Date }> {
-    this.calls.push(`acquire ${endpoint.name}`);
+  async acquire(endpoint: ProviderEndpoint, calls?: number): Promise<{ readonly restingUntil?: Date }> {
+    this.calls.push(calls === undefined || calls === 1 ? `acquire ${endpoint.name}` : `acquire ${endpoint.name} ${calls} calls`);
     if (this.failing) throw new Error('connection refused');
     const until = this.resting.get(endpoint.name);
     return until === undefined ? {} : { restingUntil: until };
@@ -101,6 +102,37 @@ test('each request to an endpoint with a limit takes its turn first and reports 
   t.deepEqual(await twoRequests(s.pool), { height: 1 });
   t.deepEqual(s.a.requests, ['/block/1', '/block/1/txs/0']);
   t.deepEqual(s.budget.calls, ['acquire public-a', 'answered public-a', 'acquire public-a', 'answered public-a']);
+});
+
+test('a request takes one turn per call it carries: a JSON-RPC batch its length, or what the caller says', async (t) => {
+  const s = await setup(t, ([a]) => [{ name: 'public-a', url: a!, limit: LIMIT, origin: 'public' }]);
+  const batch = Array.from({ length: 22 }, (_, id) => ({ jsonrpc: '2.0', id, method: 'eth_getBlockByNumber', params: [`0x${id.toString(16)}`, true] }));
+  await s.pool.run('scan', async (http) => {
+    await http.json('POST', '', { body: batch });
+    await http.json('POST', '', { body: { jsonrpc: '2.0', id: 0, method: 'eth_blockNumber', params: [] } });
+    await http.json('POST', '/tx_info', { body: { _tx_hashes: ['a', 'b', 'c'] }, calls: 3 });
+    return http.json('POST', '', { body: [] });
+  });
+  t.deepEqual(s.budget.calls, [
+    'acquire public-a 22 calls',
+    'answered public-a',
+    'acquire public-a',
+    'answered public-a',
+    'acquire public-a 3 calls',
+    'answered public-a',
+    'acquire public-a',
+    'answered public-a',
+  ]);
+  t.is(s.a.requests.length, 4);
+});
+
+test('callsPerRequest: a paced endpoint takes at most its requests per second in one request, one at least; an own node takes them all', (t) => {
+  const at = (requestsPerSecond: number): ProviderEndpoint => ({ name: 'p', url: 'http://127.0.0.1:1', limit: { requestsPerSecond } });
+  t.is(callsPerRequest(at(5), 22), 5);
+  t.is(callsPerRequest(at(2.5), 22), 2);
+  t.is(callsPerRequest(at(0.1), 22), 1);
+  t.is(callsPerRequest(at(100), 22), 22);
+  t.is(callsPerRequest({ name: 'own', url: 'http://127.0.0.1:1' }, 22), 22);
 });
 
 test('a resting endpoint is skipped as rate_limited with no request sent; the next one answers', async (t) => {

@@ -6,9 +6,9 @@
  * `onOutcome`, which the watchers plugin turns into metrics.
  *
  * With a {@link ProviderBudget}, each request to an endpoint with a `limit` first takes its turn
- * under the limit; an endpoint that rests (after a 429, or its day's requests used up) is not
- * asked at all: the attempt fails as `rate_limited` with no request sent, and the next endpoint
- * takes over.
+ * under the limit (as many turns as the calls it carries: a JSON-RPC batch of N calls takes N); an
+ * endpoint that rests (after a 429, or its day's requests used up) is not asked at all: the attempt
+ * fails as `rate_limited` with no request sent, and the next endpoint takes over.
  */
 import { readFile } from 'node:fs/promises';
 import { trimTrailing } from '../trim-trailing.js';
@@ -51,6 +51,14 @@ export interface ProviderEndpoint {
   readonly operator?: string;
   /** Its request limits: requests are paced under them across instances (`ProviderBudget`). Absent: unlimited (an own node). */
   readonly limit?: ProviderRateLimit;
+  /**
+   * Whose limit `limit` is, where it is wider than this endpoint of this network: endpoints with
+   * the same scope draw on one budget, whichever network they serve (a public operator's limit per
+   * client address across its hosts: `publicnode.com`). Absent: a public endpoint's scope is its
+   * URL's host (mempool.space serves mainnet and signet under one limit), a configured one's is
+   * its own on its network.
+   */
+  readonly limitScope?: string;
   /** `public`: from the chain's data (`NetworkDefinition.publicProviders`); `configured`: from the config file. */
   readonly origin?: 'public' | 'configured';
 }
@@ -69,13 +77,16 @@ export function operatorOf(endpoint: ProviderEndpoint): string {
  */
 export interface ProviderBudget {
   /**
-   * Called before each request to an endpoint with a `limit`. Resolves once a request may be sent
-   * under the limit (waiting for its turn when the pace asks for it), or answers `{ restingUntil }`
-   * without waiting when the endpoint rests (after a 429, or its day's requests are used up) or
-   * its turn is further off than the budget lets a request wait: the pool then moves on to the
-   * next endpoint as if this one had answered 429, without sending anything.
+   * Called before each request to an endpoint with a `limit`, with the number of calls the request
+   * carries (1 unless given: a JSON-RPC batch carries one per call, and providers count them, not
+   * HTTP requests). Resolves once the request may be sent under the limit (waiting for its turn
+   * when the pace asks for it; a request of N calls takes N turns: it goes at the first, and the
+   * next request waits for the other N − 1), or answers `{ restingUntil }` without waiting when the
+   * endpoint rests (after a 429, or its day's requests are used up) or its turn is further off than
+   * the budget lets a request wait: the pool then moves on to the next endpoint as if this one had
+   * answered 429, without sending anything.
    */
-  acquire(endpoint: ProviderEndpoint): Promise<{ readonly restingUntil?: Date }>;
+  acquire(endpoint: ProviderEndpoint, calls?: number): Promise<{ readonly restingUntil?: Date }>;
   /** The endpoint answered 429: it rests for `retryAfterMs` when it gave one, else a backoff that doubles per 429 in a row. */
   rateLimited(endpoint: ProviderEndpoint, retryAfterMs: number | undefined): Promise<void>;
   /** The endpoint answered: a streak of 429s is over. */
@@ -162,6 +173,21 @@ export interface RequestOptions {
    * long (Bitcoin Core's `scantxoutset`, a pass over the whole UTXO set).
    */
   readonly timeoutMs?: number;
+  /**
+   * The calls this request carries toward the endpoint's `limit` (its turns in the budget).
+   * Default: the length of a JSON array body (a JSON-RPC batch), else 1.
+   */
+  readonly calls?: number;
+}
+
+/**
+ * The most calls one request to `endpoint` should carry, `most` at the most: for an endpoint with a
+ * `limit`, its documented requests per second (at least 1), so that a JSON-RPC batch never brings
+ * the provider more calls at once than it allows in a second; `most` for one without.
+ */
+export function callsPerRequest(endpoint: ProviderEndpoint, most: number): number {
+  if (endpoint.limit === undefined) return most;
+  return Math.max(1, Math.min(most, Math.floor(endpoint.limit.requestsPerSecond)));
 }
 
 export interface ProviderPoolOptions {
@@ -262,15 +288,15 @@ export class ProviderPool {
   }
 
   /**
-   * Takes the turn of one request to `endpoint` under its limit (waiting for it when the pace asks,
-   * counted in `waited`); throws `rate_limited` without sending anything while the endpoint rests.
-   * Endpoints without a `limit` (an own node) cost nothing here.
+   * Takes the turns of one request of `calls` calls to `endpoint` under its limit (waiting for them
+   * when the pace asks, counted in `waited`); throws `rate_limited` without sending anything while
+   * the endpoint rests. Endpoints without a `limit` (an own node) cost nothing here.
    */
-  private async takeTurn(endpoint: ProviderEndpoint, what: string, waited: { ms: number }): Promise<void> {
+  private async takeTurn(endpoint: ProviderEndpoint, what: string, calls: number, waited: { ms: number }): Promise<void> {
     const { budget } = this.options;
     if (budget === undefined || endpoint.limit === undefined) return;
     const asked = performance.now();
-    const turn = await budget.acquire(endpoint).catch((error: unknown) => {
+    const turn = await budget.acquire(endpoint, calls).catch((error: unknown) => {
       throw new WatcherLocalError(`${what}: the request budget of ${endpoint.name} is not available: ${(error as Error).message}`, { cause: error });
     });
     waited.ms += performance.now() - asked;
@@ -291,7 +317,8 @@ export class ProviderPool {
   private http(endpoint: ProviderEndpoint, waited: { ms: number }): ProviderHttp {
     const text = async (method: 'GET' | 'POST', path: string, options: RequestOptions = {}): Promise<string | undefined> => {
       const url = trimTrailing(endpoint.url, '/') + path;
-      await this.takeTurn(endpoint, `${method} ${path}`, waited);
+      const calls = options.calls ?? (Array.isArray(options.body) ? Math.max(1, options.body.length) : 1);
+      await this.takeTurn(endpoint, `${method} ${path}`, calls, waited);
       const authorization = await basicAuthHeader(endpoint);
       let response: Response;
       try {

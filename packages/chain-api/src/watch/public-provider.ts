@@ -31,6 +31,14 @@ export interface PublicProvider {
   /** The API it speaks, where the chain's watcher reads several (btc `esplora`, ada `koios`). */
   readonly kind?: string;
   readonly limit: ProviderRateLimit;
+  /**
+   * Whose limit `limit` is, where its operator applies it wider than this URL's host: every
+   * provider of the same scope, whatever its network, draws on one budget (PublicNode's
+   * `publicnode.com`: one limit for a client across the hosts of every chain it serves). Absent:
+   * the URL's host, so that the networks one host serves (mempool.space's mainnet and signet)
+   * share its limit.
+   */
+  readonly limitScope?: string;
   /** Where the limit (or the lack of a published one, and the figure chosen) is documented. */
   readonly source: string;
 }

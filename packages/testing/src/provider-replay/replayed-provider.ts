@@ -27,7 +27,7 @@ export interface ReplayedProvider {
  * Starts a replay server at `provider`'s URL path (`https://mempool.space/signet/api` →
  * `http://127.0.0.1:<port>/signet/api`) and builds `module`'s watcher of `network` with that
  * endpoint as its only provider, as the watchers plugin builds one for a public provider
- * (name, kind, operator, limit, origin `public`).
+ * (name, kind, operator, limit and its scope, origin `public`).
  */
 export async function startReplayedProvider(module: ChainModule, network: NetworkDefinition, provider: PublicProvider): Promise<ReplayedProvider> {
   const replay = publicProviderReplay(module.definition, network, provider);
@@ -38,6 +38,7 @@ export async function startReplayedProvider(module: ChainModule, network: Networ
     ...(provider.kind === undefined ? {} : { kind: provider.kind }),
     operator: provider.operator,
     limit: provider.limit,
+    ...(provider.limitScope === undefined ? {} : { limitScope: provider.limitScope }),
     origin: 'public',
   };
   const pool = new ProviderPool({ chain: module.definition.id, network: network.id, endpoints: [endpoint], timeoutMs: 10_000 });

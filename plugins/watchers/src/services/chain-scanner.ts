@@ -131,6 +131,43 @@ export function idleLookbackBlocks(target: Pick<ScanTarget, 'adapter' | 'scanInt
   return Math.max(1, Math.ceil(idlePassSeconds(target) / (target.adapter.definition.blockTimeSeconds ?? 5)));
 }
 
+/** Whether `target`'s requests are paced under a limit (some provider has one): its passes are then capped by time too. */
+const isPaced = (target: ScanTarget): boolean => target.providers?.endpoints.some((e) => e.limit !== undefined) ?? false;
+
+/**
+ * How many blocks the next scan of a pass reads, and whether the pass has run its time: without a
+ * cap (`capMs` Infinity: providers not paced) every scan reads `maxBlocksPerScan` and the pass runs
+ * to its block limit. With one, the first scan reads one block (a paced Bitcoin block alone takes
+ * minutes), and each later one as many as fit in the time left at the pace the scans so far took,
+ * one at least; the pass stops taking scans once `capMs` has passed since it began.
+ */
+class PassPacing {
+  private readonly started = performance.now();
+  private blocks = 0;
+  private scanMs = 0;
+
+  constructor(
+    private readonly capMs: number,
+    private readonly maxBlocksPerScan: number,
+  ) {}
+
+  nextScanSize(): number {
+    if (this.capMs === Infinity) return this.maxBlocksPerScan;
+    if (this.blocks === 0) return 1;
+    const left = this.capMs - (performance.now() - this.started);
+    return Math.max(1, Math.min(this.maxBlocksPerScan, Math.floor((left * this.blocks) / Math.max(this.scanMs, 1))));
+  }
+
+  scanned(blocks: number, ms: number): void {
+    this.blocks += blocks;
+    this.scanMs += ms;
+  }
+
+  over(): boolean {
+    return performance.now() - this.started >= this.capMs;
+  }
+}
+
 /**
  * One scan pass of one chain network, in one database transaction under the network's advisory
  * lock (so one scanner per network runs across all instances, and a pass either commits its
@@ -153,6 +190,14 @@ export function idleLookbackBlocks(target: Pick<ScanTarget, 'adapter' | 'scanInt
  * 4. Confirmations are counted against the head (a transfer not yet attested counts one short of
  *    its threshold), and the invoice changes of 2 to 4 are written together (one
  *    `invoice.partial` per invoice per pass; `PassMemory`).
+ *
+ * Where the providers are paced (a `limit`), step 2 stops taking further scans once the pass has
+ * run `pacedPassSeconds` (after at least one scan): the pass goes on with the blocks it read, commits
+ * them and reports itself behind, and the next pass continues from its cursor at once. A paced
+ * provider answers a block of Bitcoin in minutes, and the pass's transaction holds the network's
+ * lock (an operator's decision waits for it) and is lost whole on a failure: short passes keep
+ * both small. No block is skipped: the cursor is the last block read.
+ *
  * Provider failures roll the pass back and are counted; the next pass is put off with backoff. A
  * provider whose tip is below the cursor, or that lacks a block it served before, is behind (or
  * lying): a failure too, never a reorg, so a lie undoes no payment and moves no count backwards.
@@ -229,16 +274,21 @@ export class ChainScanner {
         // once scanned (a cursor) it stays followed: its pool's outputs are spent, and paid late, there.
         if (!cursor && target.idleUntilUsed && (await target.watched.active()).length === 0) return { ran: true, transfers: 0, behind: false, idle: true };
         endTimer = this.deps.watchersMetrics.passDuration.startTimer(labels);
+        // Timed from here: the tip and the reorg check are part of the pass's time.
+        const pacing = new PassPacing(isPaced(target) ? this.deps.watchersConfig.pacedPassSeconds * 1000 : Infinity, target.watcher.maxBlocksPerScan);
         // Marked providers come last in the pool from this pass on, on every instance (the marks are in PostgreSQL).
         if (target.providers && target.providers.endpoints.length > 1) target.providers.passOverMarked(await markedProviders(trx, chain, network));
 
         const head = await target.watcher.head();
         let height: number;
+        /** The cursor a network's first pass starts from (the block before `startHeight`, or the tip). */
+        let firstCursor: number | undefined;
         let reorgedTo: number | undefined;
         if (!cursor) {
           // Idle until now: the blocks made since the last idle look are read too (idleLookbackBlocks).
           const first = target.startHeight ?? (target.idleUntilUsed ? Math.max(0, head.height - idleLookbackBlocks(target) + 1) : head.height);
           height = Math.min(first, head.height + 1) - 1;
+          firstCursor = height;
           await sqlQuery(
             trx,
             sql`insert into watchers_cursors (chain, network, height, head_height, finalized_height) values (${chain}, ${network}, ${height}, ${head.height}, ${head.finalized ?? null})`,
@@ -271,8 +321,10 @@ export class ChainScanner {
         let spent = 0;
         let from = height + 1;
         while (from <= last) {
-          const to = Math.min(last, from + target.watcher.maxBlocksPerScan - 1);
+          const to = Math.min(last, from + pacing.nextScanSize() - 1);
+          const scanStarted = performance.now();
           const blocks = await target.watcher.scan(from, to, target.watched);
+          pacing.scanned(to - from + 1, performance.now() - scanStarted);
           let expectedParent = await this.storedHash(trx, chain, network, from - 1);
           let reorged = false;
           for (const block of blocks) {
@@ -314,6 +366,8 @@ export class ChainScanner {
           }
           expectShape(blocks.length === to - from + 1, `scan ${from}..${to} returned ${blocks.length} blocks`);
           from = to + 1;
+          // Paced: what was read is committed now, and the next pass goes on from it.
+          if (pacing.over()) break;
         }
         const { recorded: transfers, dust } = await this.match(trx, target, found, head.height, memory);
         if (spentInPass.length > 0) spent += await markSpends(trx, chain, network, spentInPass);
@@ -335,7 +389,7 @@ export class ChainScanner {
         if (dust > 0) this.deps.watchersMetrics.dustTransfers.inc(labels, dust);
         return {
           ran: true,
-          from: Number(cursor?.height ?? height) + 1,
+          from: Number(cursor?.height ?? firstCursor) + 1,
           to: height,
           head: head.height,
           transfers,

@@ -81,8 +81,9 @@ export interface DisagreementDesk {
   get(id: string): Promise<Disagreement>;
   /**
    * The operator's decision on an open disagreement whose `decideAfter` has passed. Throws
-   * `disagreement_not_found`, `disagreement_not_ripe`, `disagreement_closed`. `reason` is
-   * required and audited.
+   * `disagreement_not_found`, `disagreement_not_ripe`, `disagreement_closed`, and
+   * `network_scan_busy` (503) while a scan pass of the network holds it for more than a few
+   * seconds. `reason` is required and audited.
    */
   decide(id: string, decision: 'accept' | 'reject', actor: Actor, reason: string): Promise<Disagreement>;
   /** Marks in force. */

@@ -2,6 +2,7 @@ import { type Actor, type AuditLog, coreErrors, sql, sqlQuery } from '@gw/kernel
 import type { InvoiceLifecycle } from '@gw/plugin-invoices/contract';
 import type { Knex } from 'knex';
 import { watchersErrors } from '../errors.js';
+import { scanLockWithin } from './scan-lock.js';
 import type { ConfirmationCounter } from './confirmation-counter.js';
 import type { Disagreement, DisagreementDesk, DisagreementKind, DisagreementStatus, ProviderMark } from './disagreement-desk.js';
 import type { WatcherRegistry } from './watcher-registry.js';
@@ -43,7 +44,8 @@ const MAX_REASON = 1000;
  * `QuorumVerifier` opens, the operator's decisions on them, and the provider marks.
  *
  * A decision takes the network's scan lock (every writer of `watchers_transfers` holds it), so it
- * never races a pass over the same transfer. `accept` attests the transfer `operator` and counts
+ * never races a pass over the same transfer; it waits for a running pass a few seconds at most
+ * (`scanLockWithin`: `network_scan_busy` after that, a paced pass may take a minute). `accept` attests the transfer `operator` and counts
  * the network's confirmations at once (the invoice settles now if the count allows, as a pass
  * would); `reject` turns the transfer `reverted` for good (`rejected_at`: no rescan revives it, no
  * balance counts it) and its invoice hears `payment_dropped`. Both, and `unmark`, are audited with
@@ -94,7 +96,7 @@ export class Disagreements implements DisagreementDesk {
       const [found] = await sqlQuery<{ chain: string; network: string }>(trx, sql`select chain, network from watchers_disagreements where id = ${id}`);
       if (!found) throw watchersErrors.disagreement_not_found();
       // The scan lock first, then the row: the order a pass takes them in (the verifier writes the row under the lock).
-      await sqlQuery(trx, sql`select pg_advisory_xact_lock(hashtextextended(${`watchers:${found.chain}:${found.network}`}, 0))`);
+      await scanLockWithin(trx, found.chain, found.network);
       const [row] = await sqlQuery<DisagreementRow & { ripe: boolean }>(
         trx,
         sql`select *, decide_after <= now() as ripe from watchers_disagreements where id = ${id} for update`,

@@ -21,6 +21,17 @@ export interface ProviderPace {
   readonly requestsPerDay: number | undefined;
 }
 
+/**
+ * The budget `endpoint`'s requests draw on: its `limitScope` where the chain data names one (an
+ * operator's limit across its hosts), else a public provider's URL host (every network one host
+ * serves shares its limit), else, for a configured provider, its own on this network.
+ */
+export function budgetScopeOf(chain: string, network: string, endpoint: ProviderEndpoint): string {
+  if (endpoint.limitScope !== undefined) return endpoint.limitScope;
+  if (endpoint.origin === 'public') return new URL(endpoint.url).host;
+  return `${chain}/${network}/${endpoint.name}`;
+}
+
 /** The pace of `endpoint` (one with a `limit`): its own limit when configured, `share` of it when public. */
 export function paceOf(endpoint: ProviderEndpoint, share: number): ProviderPace {
   const limit = endpoint.limit;
@@ -46,6 +57,7 @@ interface UsageRow {
   readonly chain: string;
   readonly network: string;
   readonly provider: string;
+  readonly scope: string;
   readonly pace: number;
   readonly day_cap: number | null;
   readonly last_minute: number;
@@ -55,34 +67,44 @@ interface UsageRow {
 
 /**
  * The request budgets of every provider with a `limit`, kept in PostgreSQL
- * (`watchers_provider_budgets`) so that every instance of the gateway paces against the same
- * figures, and the usage reads (`ProviderUsageReads`) from the same rows.
+ * (`watchers_provider_budgets`, one row per limit scope) so that every instance of the gateway
+ * paces against the same figures, and the usage reads (`ProviderUsageReads`) from the same rows.
  *
- * - **Pace.** Requests to one provider of one network are spaced at least 1 / pace apart across
- *   all instances, pace being its limit's `requestsPerSecond` (times `publicLimitShare` for a
- *   public provider): each request reserves the next free moment in one statement, and waits for
- *   it. A request whose moment is further away than the pool's timeout (at most 30 s) is not sent:
- *   the pool asks the next provider.
+ * - **Scope.** A budget belongs to a limit scope (`budgetScopeOf`), not to one network: a public
+ *   provider's host, or the wider scope its chain data names (PublicNode's `publicnode.com`),
+ *   is one budget for every network it serves; a configured provider's is its own on its
+ *   network. `watchers_provider_budget_users` records which provider of which network draws on
+ *   which scope (at its first request in each process), for the usage reads.
+ * - **Pace.** Calls within one scope are spaced at least 1 / pace apart across all instances and
+ *   networks, pace being the limit's `requestsPerSecond` (times `publicLimitShare` for a public
+ *   provider): each request reserves the next free moment in one statement, and waits for it. A
+ *   request of N calls (a JSON-RPC batch) takes N moments: it goes at the first, and the next
+ *   request waits for the other N − 1. A request whose moment is further away than the pool's
+ *   timeout (at most 30 s) is not sent: the pool asks the next provider.
  * - **Day cap.** A provider whose limit has `requestsPerDay` (times the share, when public) is
- *   asked no more that UTC day once the cap is reached; it rests until 00:00 UTC.
+ *   asked no more that UTC day once a request would pass the cap; it rests until 00:00 UTC.
  * - **429.** A provider that answers 429 rests for its `Retry-After` (at most a day), or without
  *   one for 1 s doubling with each 429 in a row up to `maxBackoffSeconds`; the next answer ends
- *   the streak. A resting provider is not asked, and this process's requests that were waiting
- *   for their turn when the 429 came are not sent.
+ *   the streak. The rest is its scope's: no network sends to that host (or operator) meanwhile. A
+ *   resting provider is not asked, and this process's requests that were waiting for their turn
+ *   when the 429 came are not sent.
  *
  * Endpoints without a `limit` (an own node) never reach it: the pool asks the budget nothing for
  * them, so they cost no database work.
  */
 export class ProviderBudgets implements ProviderUsageReads {
   /**
-   * Providers (by key) whose 429 streak may not be 0, as this process last saw it: lets `answered`
-   * skip its statement in the usual case. Only an optimisation: the streak itself is in PostgreSQL,
-   * and a key missing here costs at worst a rest that doubles once more than it should.
+   * Scopes whose 429 streak may not be 0, as this process last saw it: lets `answered` skip its
+   * statement in the usual case. Only an optimisation: the streak itself is in PostgreSQL, and a
+   * scope missing here costs at worst a rest that doubles once more than it should.
    */
   private readonly streaking = new Set<string>();
 
+  /** Providers (chain, network, name) this process has recorded as users of their scope, with that scope. */
+  private readonly users = new Map<string, string>();
+
   /**
-   * Rests this process learnt of (its own 429s), by key, numbered in the order they were
+   * Rests this process learnt of (its own 429s), by scope, numbered in the order they were
    * learnt: a request that waited for its turn is not sent into a rest that began while it
    * waited. The rest itself is in PostgreSQL; a request of another instance already waiting when
    * the 429 came may still go (at most the pool's timeout of requests at the pace).
@@ -95,7 +117,7 @@ export class ProviderBudgets implements ProviderUsageReads {
   /** The budget of one chain network's providers, for its `ProviderPool` (and every `single()` pool made from it). */
   forNetwork(chain: string, network: string): ProviderBudget {
     return {
-      acquire: (endpoint) => this.acquire(chain, network, endpoint),
+      acquire: (endpoint, calls) => this.acquire(chain, network, endpoint, Math.max(1, Math.ceil(calls ?? 1))),
       rateLimited: (endpoint, retryAfterMs) => this.rateLimited(chain, network, endpoint, retryAfterMs),
       answered: (endpoint) => this.answered(chain, network, endpoint),
     };
@@ -107,20 +129,22 @@ export class ProviderBudgets implements ProviderUsageReads {
       sql`with clock as (
             select clock_timestamp() as now, (clock_timestamp() at time zone 'UTC')::date as today, floor(extract(epoch from clock_timestamp()))::bigint as second
           )
-          select b.chain, b.network, b.provider, b.pace, b.day_cap,
-                 (select coalesce(sum(u.n), 0) from unnest(b.second_counts, b.second_stamps) as u(n, stamp) where u.stamp > clock.second - 60)::int as last_minute,
+          select u.chain, u.network, u.provider, u.scope, b.pace, b.day_cap,
+                 (select coalesce(sum(s.n), 0) from unnest(b.second_counts, b.second_stamps) as s(n, stamp) where s.stamp > clock.second - 60)::int as last_minute,
                  (case when b.day = clock.today then b.day_count else 0 end)::int as today,
                  greatest(
                    case when b.rest_until > clock.now then b.rest_until end,
                    case when b.day = clock.today and b.day_count >= b.day_cap then (clock.today + 1)::timestamp at time zone 'UTC' end
                  ) as resting_until
-            from watchers_provider_budgets b, clock
-           order by b.chain, b.network, b.provider`,
+            from watchers_provider_budget_users u
+            join watchers_provider_budgets b on b.scope = u.scope, clock
+           order by u.chain, u.network, u.provider`,
     );
     return rows.map((row) => ({
       chain: row.chain,
       network: row.network,
       provider: row.provider,
+      scope: row.scope,
       lastMinute: row.last_minute,
       today: row.today,
       shareOfLimit: Math.max(row.last_minute / (row.pace * 60), row.day_cap === null ? 0 : row.today / row.day_cap),
@@ -128,30 +152,37 @@ export class ProviderBudgets implements ProviderUsageReads {
     }));
   }
 
-  private async acquire(chain: string, network: string, endpoint: ProviderEndpoint): Promise<{ readonly restingUntil?: Date }> {
-    const key = keyOf(chain, network, endpoint.name);
+  private async acquire(chain: string, network: string, endpoint: ProviderEndpoint, calls: number): Promise<{ readonly restingUntil?: Date }> {
+    const scope = budgetScopeOf(chain, network, endpoint);
     const asked = this.seq;
     const pace = paceOf(endpoint, this.deps.watchersConfig.publicLimitShare);
     const maxWaitMs = Math.min(this.deps.watchersConfig.providerTimeoutMs, LONGEST_TURN_WAIT_MS);
-    let turn = await this.takeTurn(chain, network, endpoint.name, pace, maxWaitMs);
-    if (turn === undefined) {
-      // The provider's first request ever: its row, then the turn. Another instance may create it meanwhile.
+    const user = keyOf(chain, network, endpoint.name);
+    if (this.users.get(user) !== scope) {
+      // The provider's first request in this process: its scope's row (another instance or network
+      // may have made it), and the record that this network's provider draws on it.
       await sqlQuery(
         this.deps.db,
-        sql`insert into watchers_provider_budgets (chain, network, provider, pace, day_cap, day)
-            values (${chain}, ${network}, ${endpoint.name}, ${pace.requestsPerSecond}, ${pace.requestsPerDay ?? null}, (clock_timestamp() at time zone 'UTC')::date)
+        sql`insert into watchers_provider_budgets (scope, pace, day_cap, day)
+            values (${scope}, ${pace.requestsPerSecond}, ${pace.requestsPerDay ?? null}, (clock_timestamp() at time zone 'UTC')::date)
             on conflict do nothing`,
       );
-      turn = await this.takeTurn(chain, network, endpoint.name, pace, maxWaitMs);
-      if (turn === undefined) throw new Error(`the budget row of ${chain}/${network}/${endpoint.name} vanished`);
+      await sqlQuery(
+        this.deps.db,
+        sql`insert into watchers_provider_budget_users (chain, network, provider, scope) values (${chain}, ${network}, ${endpoint.name}, ${scope})
+            on conflict (chain, network, provider) do update set scope = excluded.scope where watchers_provider_budget_users.scope <> excluded.scope`,
+      );
+      this.users.set(user, scope);
     }
-    if (turn.streak > 0) this.streaking.add(key);
+    const turn = await this.takeTurn(scope, pace, maxWaitMs, calls);
+    if (turn === undefined) throw new Error(`the budget row of ${scope} (${chain}/${network}/${endpoint.name}) vanished`);
+    if (turn.streak > 0) this.streaking.add(scope);
     if (!turn.granted) return { restingUntil: turn.resting_until! };
     if (turn.wait_ms > 0) {
       await sleep(turn.wait_ms);
-      const rest = this.rests.get(key);
+      const rest = this.rests.get(scope);
       if (rest !== undefined && rest.seq > asked && rest.until > Date.now()) {
-        await this.giveBack(chain, network, endpoint.name, turn);
+        await this.giveBack(scope, turn, calls);
         return { restingUntil: new Date(rest.until) };
       }
     }
@@ -159,24 +190,25 @@ export class ProviderBudgets implements ProviderUsageReads {
   }
 
   /**
-   * One statement: locks the provider's row, decides whether a request may go (not resting, the
-   * day's cap not reached, its moment within `maxWaitMs`), and if so reserves that moment and
-   * counts the request. Undefined when the provider has no row yet.
+   * One statement: locks the scope's row, decides whether a request of `calls` calls may go (not
+   * resting, the day's cap not passed by it, its moment within `maxWaitMs`), and if so reserves
+   * that moment and the `calls` − 1 after it and counts the calls. Undefined when the scope has no
+   * row.
    */
-  private async takeTurn(chain: string, network: string, provider: string, pace: ProviderPace, maxWaitMs: number): Promise<TurnRow | undefined> {
+  private async takeTurn(scope: string, pace: ProviderPace, maxWaitMs: number, calls: number): Promise<TurnRow | undefined> {
     const [row] = await sqlQuery<TurnRow>(
       this.deps.db,
       sql`with held as (
-            select b.chain, b.network, b.provider, b.next_at, b.rest_until, b.day, b.day_count, b.streak,
+            select b.scope, b.next_at, b.rest_until, b.day, b.day_count, b.streak,
                    c.now, (c.now at time zone 'UTC')::date as today, floor(extract(epoch from c.now))::bigint as second
               from watchers_provider_budgets b, (select clock_timestamp() as now) c
-             where b.chain = ${chain} and b.network = ${network} and b.provider = ${provider}
+             where b.scope = ${scope}
                for update of b
           ),
           decided as (
             select held.*, greatest(held.next_at, held.now) as slot,
                    coalesce(held.rest_until > held.now, false) as resting,
-                   coalesce(held.day = held.today and held.day_count >= ${pace.requestsPerDay ?? null}::int, false) as spent,
+                   coalesce((case when held.day = held.today then held.day_count else 0 end) + ${calls}::int > ${pace.requestsPerDay ?? null}::int, false) as spent,
                    (held.second % 60 + 1)::int as ring
               from held
           ),
@@ -187,15 +219,15 @@ export class ProviderBudgets implements ProviderUsageReads {
           ),
           taken as (
             update watchers_provider_budgets b
-               set next_at = turn.slot + interval '1 second' / ${pace.requestsPerSecond}::float8,
+               set next_at = turn.slot + interval '1 second' * (${calls}::float8 / ${pace.requestsPerSecond}::float8),
                    day = turn.today,
-                   day_count = case when b.day = turn.today then b.day_count + 1 else 1 end,
-                   second_counts[turn.ring] = case when b.second_stamps[turn.ring] = turn.second then b.second_counts[turn.ring] + 1 else 1 end,
+                   day_count = case when b.day = turn.today then b.day_count + ${calls}::int else ${calls}::int end,
+                   second_counts[turn.ring] = case when b.second_stamps[turn.ring] = turn.second then b.second_counts[turn.ring] + ${calls}::int else ${calls}::int end,
                    second_stamps[turn.ring] = turn.second,
                    pace = ${pace.requestsPerSecond}::float8,
                    day_cap = ${pace.requestsPerDay ?? null}::int
               from turn
-             where turn.granted and b.chain = turn.chain and b.network = turn.network and b.provider = turn.provider
+             where turn.granted and b.scope = turn.scope
           )
           select turn.granted,
                  greatest(0, extract(epoch from turn.slot - turn.now) * 1000)::float8 as wait_ms,
@@ -209,26 +241,26 @@ export class ProviderBudgets implements ProviderUsageReads {
   }
 
   /**
-   * A turn taken but not used (a rest began while it waited): the request is not counted as sent.
-   * Its moment stays taken: the pace only gets slower for it. Rare, so a statement of its own.
+   * A turn taken but not used (a rest began while it waited): its calls are not counted as sent.
+   * Its moments stay taken: the pace only gets slower for it. Rare, so a statement of its own.
    */
-  private async giveBack(chain: string, network: string, provider: string, turn: TurnRow): Promise<void> {
+  private async giveBack(scope: string, turn: TurnRow, calls: number): Promise<void> {
     await sqlQuery(
       this.deps.db,
       sql`update watchers_provider_budgets b
-             set day_count = case when b.day = ${turn.day}::date then greatest(b.day_count - 1, 0) else b.day_count end,
-                 second_counts[r.ring] = case when b.second_stamps[r.ring] = r.second then greatest(b.second_counts[r.ring] - 1, 0) else b.second_counts[r.ring] end
+             set day_count = case when b.day = ${turn.day}::date then greatest(b.day_count - ${calls}::int, 0) else b.day_count end,
+                 second_counts[r.ring] = case when b.second_stamps[r.ring] = r.second then greatest(b.second_counts[r.ring] - ${calls}::int, 0) else b.second_counts[r.ring] end
             from (select ${turn.second}::bigint as second, (${turn.second}::bigint % 60 + 1)::int as ring) r
-           where b.chain = ${chain} and b.network = ${network} and b.provider = ${provider}`,
+           where b.scope = ${scope}`,
     );
   }
 
   private async rateLimited(chain: string, network: string, endpoint: ProviderEndpoint, retryAfterMs: number | undefined): Promise<void> {
     const longestBackoffMs = this.deps.watchersConfig.maxBackoffSeconds * 1000;
-    const key = keyOf(chain, network, endpoint.name);
-    this.streaking.add(key);
+    const scope = budgetScopeOf(chain, network, endpoint);
+    this.streaking.add(scope);
     // Known at once to this process's waiting requests, before PostgreSQL has it; then its figure.
-    this.rests.set(key, { until: Date.now() + Math.min(retryAfterMs ?? FIRST_REST_MS, LONGEST_RETRY_AFTER_MS), seq: ++this.seq });
+    this.rests.set(scope, { until: Date.now() + Math.min(retryAfterMs ?? FIRST_REST_MS, LONGEST_RETRY_AFTER_MS), seq: ++this.seq });
     const [rested] = await sqlQuery<{ rest_until: Date }>(
       this.deps.db,
       sql`update watchers_provider_budgets b
@@ -237,21 +269,17 @@ export class ProviderBudgets implements ProviderUsageReads {
                    least(${FIRST_REST_MS}::float8 * power(2, least(b.streak, 30)), ${longestBackoffMs}::float8))),
                  streak = b.streak + 1
             from (select clock_timestamp() as now) c
-           where b.chain = ${chain} and b.network = ${network} and b.provider = ${endpoint.name}
+           where b.scope = ${scope}
           returning b.rest_until`,
     );
-    if (rested !== undefined) this.rests.set(key, { until: rested.rest_until.getTime(), seq: ++this.seq });
+    if (rested !== undefined) this.rests.set(scope, { until: rested.rest_until.getTime(), seq: ++this.seq });
   }
 
   private async answered(chain: string, network: string, endpoint: ProviderEndpoint): Promise<void> {
-    const key = keyOf(chain, network, endpoint.name);
-    if (!this.streaking.has(key)) return;
-    this.streaking.delete(key);
-    await sqlQuery(
-      this.deps.db,
-      sql`update watchers_provider_budgets set streak = 0
-           where chain = ${chain} and network = ${network} and provider = ${endpoint.name} and streak > 0`,
-    );
+    const scope = budgetScopeOf(chain, network, endpoint);
+    if (!this.streaking.has(scope)) return;
+    this.streaking.delete(scope);
+    await sqlQuery(this.deps.db, sql`update watchers_provider_budgets set streak = 0 where scope = ${scope} and streak > 0`);
   }
 }
 

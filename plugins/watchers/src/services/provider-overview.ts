@@ -28,8 +28,13 @@ export interface ProviderView {
   readonly limit: RateLimitView | null;
   /** The pace the gateway keeps to: `limit` × `publicLimitShare` for a public provider, `limit` for a configured one. */
   readonly paced_at: RateLimitView | null;
-  /** Requests of every instance, from the shared budget; null until it was first asked (or without a limit). */
+  /** Calls of every instance, from the shared budget; null until it was first asked (or without a limit). */
   readonly usage: {
+    /** The budget it draws on: a public provider's host or operator scope (`publicnode.com`), shared by every network it serves; a configured provider's own. */
+    readonly scope: string;
+    /** The other watched providers drawing on the same budget, as `chain.network/provider`: the figures are theirs too. */
+    readonly shared_with: readonly string[];
+    /** Calls to the scope in the last 60 s and since 00:00 UTC (a JSON-RPC batch counts its calls), by every network sharing it. */
     readonly last_minute: number;
     readonly today: number;
     /** Of `paced_at`: the larger of the per-second and per-day shares, 0..1 (above 1 only in a burst). */
@@ -100,6 +105,7 @@ export async function providerOverview(
   const usageOf = new Map(usage.map((u) => [key(u.chain, u.network, u.provider), u]));
   const markOf = new Map(marks.map((m) => [key(m.chain, m.network, m.provider), m]));
   const share = deps.watchersConfig.publicLimitShare;
+  const watched = new Set(deps.watchersRegistry.list().map((t) => `${t.adapter.definition.id}.${t.network}`));
   const networks = targets.map((target): NetworkProvidersView => {
     const chain = target.adapter.definition.id;
     const endpoints = target.attestors?.map((a) => a.endpoint) ?? [];
@@ -125,6 +131,10 @@ export async function providerOverview(
           paced_at: endpoint.limit ? limitView(paceOf(endpoint, share)) : null,
           usage: used
             ? {
+                scope: used.scope,
+                shared_with: usage
+                  .filter((u) => u.scope === used.scope && u !== used && watched.has(`${u.chain}.${u.network}`))
+                  .map((u) => `${u.chain}.${u.network}/${u.provider}`),
                 last_minute: used.lastMinute,
                 today: used.today,
                 share_of_limit: used.shareOfLimit,

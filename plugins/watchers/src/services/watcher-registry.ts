@@ -40,7 +40,8 @@ type NetworkSettings = WatchersConfig['chains'][string][string];
  *   else 1; a quorum above the number of operators stops start-up.
  *
  * Every network's providers share the request budget (`ProviderBudgets`): those with a `limit`
- * are paced under it across instances, by the scanning pool and by each attestor alike.
+ * are paced under it across instances, by the scanning pool and by each attestor alike, and a
+ * public provider's across every network its host (or its chain data's `limitScope`) serves.
  *
  * A chain of the build that config `chains.enabled` leaves off is skipped; an unknown chain or
  * network, or a chain whose adapter has no watcher, stops start-up naming it. Each network's scan
@@ -103,6 +104,7 @@ export class WatcherRegistry {
       limit: p.limit,
       origin: 'public',
       ...(p.kind === undefined ? {} : { kind: p.kind }),
+      ...(p.limitScope === undefined ? {} : { limitScope: p.limitScope }),
     }));
     if (settings !== undefined && settings.providers === undefined) {
       // Said and ignored would watch otherwise than the file reads: refused, naming the key.
