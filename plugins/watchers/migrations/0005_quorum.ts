@@ -11,9 +11,17 @@ import type { Migration } from '@gw/kernel';
  * cleared when a reorganisation takes it off the chain. `rejected_at`: the operator rejected it
  * over a disagreement (its row is `reverted` for good: never revived, never counted).
  *
+ * `attestation_asked_at`: when the providers were first asked about an in-block transfer at its
+ * threshold (cleared with the attestation by a reorganisation); a transfer that waits
+ * `disagreementDecisionSeconds` from then without the quorum gets an `unattested` disagreement.
+ *
  * `watchers_disagreements`: one row per disagreement about one transfer (at most one open per
  * transfer), with what each provider answered when last asked, its decision time and the
- * decision. `watchers_provider_marks`: providers caught reporting a transfer the others do not
+ * decision. Its `kind` says why it opened: `contradiction` (a provider denied the transfer or has
+ * another block at its height), `out_of_reach` (marked providers leave fewer operators than the
+ * quorum), `unattested` (no contradiction: the quorum never came within the decision time).
+ * `mark_verdict` keeps the answers of its last check when they would mark the reporters; the next
+ * check giving the same answers marks them, so one round of answers never marks anyone. `watchers_provider_marks`: providers caught reporting a transfer the others do not
  * have, passed over and not counted until the operator clears the mark (the row is deleted; the
  * audit log keeps the history).
  *
@@ -29,7 +37,8 @@ export const m0005Quorum: Migration = {
          add column attested_at timestamptz null,
          add column attested_by text[] null,
          add column attestation text null,
-         add column rejected_at timestamptz null`,
+         add column rejected_at timestamptz null,
+         add column attestation_asked_at timestamptz null`,
     );
     await knex.raw(
       `alter table watchers_transfers add constraint watchers_transfers_attestation_check
@@ -64,6 +73,8 @@ export const m0005Quorum: Migration = {
       t.specificType('denied_by', 'text[]').notNullable().defaultTo('{}');
       t.specificType('other_branch', 'text[]').notNullable().defaultTo('{}');
       t.specificType('lagging', 'text[]').notNullable().defaultTo('{}');
+      t.text('kind').notNullable();
+      t.text('mark_verdict').nullable();
       t.text('status').notNullable().defaultTo('open');
       t.timestamp('opened_at', { useTz: true }).notNullable().defaultTo(knex.fn.now());
       t.timestamp('decide_after', { useTz: true }).notNullable();
@@ -77,6 +88,9 @@ export const m0005Quorum: Migration = {
     });
     await knex.raw(
       `alter table watchers_disagreements add constraint watchers_disagreements_status_check check (status in ('open', 'resolved', 'accepted', 'rejected'))`,
+    );
+    await knex.raw(
+      `alter table watchers_disagreements add constraint watchers_disagreements_kind_check check (kind in ('contradiction', 'out_of_reach', 'unattested'))`,
     );
     await knex.raw(`alter table watchers_disagreements add constraint watchers_disagreements_closed_check check ((status = 'open') = (closed_at is null))`);
     await knex.raw(`create unique index watchers_disagreements_open on watchers_disagreements (transfer_id) where status = 'open'`);
@@ -99,6 +113,8 @@ export const m0005Quorum: Migration = {
     await knex.raw(`drop index watchers_transfers_unattested`);
     await knex.raw(`alter table watchers_transfers drop constraint watchers_transfers_rejected_check`);
     await knex.raw(`alter table watchers_transfers drop constraint watchers_transfers_attestation_check`);
-    await knex.raw(`alter table watchers_transfers drop column rejected_at, drop column attestation, drop column attested_by, drop column attested_at`);
+    await knex.raw(
+      `alter table watchers_transfers drop column attestation_asked_at, drop column rejected_at, drop column attestation, drop column attested_by, drop column attested_at`,
+    );
   },
 };

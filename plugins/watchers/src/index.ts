@@ -12,8 +12,6 @@ import { m0003Dust } from '../migrations/0003_dust.js';
 import { m0004Spends } from '../migrations/0004_spends.js';
 import { m0005Quorum } from '../migrations/0005_quorum.js';
 import { m0006ProviderBudgets } from '../migrations/0006_provider_budgets.js';
-import { m0007QuorumRounds } from '../migrations/0007_quorum_rounds.js';
-import { m0008BudgetScopes } from '../migrations/0008_budget_scopes.js';
 import { WatchersConfigSchema } from './config.js';
 import { watchersErrors } from './errors.js';
 import { sendScanPass, watchersJobs } from './jobs.js';
@@ -46,7 +44,7 @@ export const watchersPlugin = definePlugin({
   exports: WATCHERS_EXPORTS,
   config: WatchersConfigSchema,
   errors: [watchersErrors],
-  migrations: [m0001Watchers, m0002Lifecycle, m0003Dust, m0004Spends, m0005Quorum, m0006ProviderBudgets, m0007QuorumRounds, m0008BudgetScopes],
+  migrations: [m0001Watchers, m0002Lifecycle, m0003Dust, m0004Spends, m0005Quorum, m0006ProviderBudgets],
   register: ({ config }) => ({
     watchersConfig: serviceValue(config),
     watchersMetrics: service(['metrics'], ({ metrics }) => createWatcherMetrics(metrics.registry)),

@@ -128,6 +128,7 @@ test.serial('a decision waits a few seconds at most for a pass that holds the ne
     output_index: transfer.output_index,
     to_address: transfer.to_address,
     amount_units: transfer.amount_units,
+    kind: 'contradiction',
     block_height: transfer.block_height,
     block_hash: transfer.block_hash,
     reported_by: ['paced'],
