@@ -15,6 +15,7 @@ import { checkoutPlugin } from '@gw/plugin-checkout';
 import { dashboardPlugin } from '@gw/plugin-dashboard';
 import { sessionsPlugin } from '@gw/plugin-sessions';
 import { btcpayPlugin } from '@gw/plugin-btcpay';
+import { x402Plugin } from '@gw/plugin-x402';
 
 /**
  * The composition root: every plugin and chain of this build, imported explicitly. Config only
@@ -37,6 +38,7 @@ export const plugins: readonly AnyPlugin[] = [
   mcpPlugin,
   sessionsPlugin,
   btcpayPlugin,
+  x402Plugin,
   dashboardPlugin,
 ];
 

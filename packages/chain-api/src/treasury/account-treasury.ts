@@ -1,3 +1,4 @@
+import type { AuthorizedTransfers } from './authorized-transfers.js';
 import type { AccountKey } from '../account-key.js';
 import type { NetworkDefinition } from '../network.js';
 import type { AccountPlanMethod, AccountSweepMethod } from './account-plan-methods.js';
@@ -160,6 +161,9 @@ export interface AccountTreasury {
 
   /** Where a transaction stands; null when the provider does not know it. */
   transaction(txid: string): Promise<TransactionState | null>;
+
+  /** EVM: EIP-3009 authorized transfers of the network's tokens, as x402 settles them (issue 41). */
+  readonly authorizedTransfers?: AuthorizedTransfers;
 }
 
 /**

@@ -7,3 +7,4 @@ export * from './account-plan-file.js';
 export * from './eip3009-typed-data.js';
 export * from './utxo-transaction.js';
 export * from './payout-request.js';
+export * from './authorized-transfers.js';

@@ -1,0 +1,36 @@
+import { definePlugin, service, serviceValue } from '@gw/kernel';
+import { m0001X402 } from '../migrations/0001_x402.js';
+import { X402ConfigSchema } from './config.js';
+import { X402_EXPORTS } from './contract.js';
+import { x402Errors } from './errors.js';
+import { ExternalFacilitator } from './services/external-facilitator.js';
+import { GasWallets } from './services/gas-wallets.js';
+import { X402Networks } from './services/x402-networks.js';
+import { X402Payments } from './services/x402-payments.js';
+
+/**
+ * x402 (issue 41): invoices and checkout sessions payable by agents with a signed USDC
+ * authorization (EIP-3009), settled into the invoice's own deposit address by the operator's capped
+ * gas wallet or an external facilitator; a facilitator for partners' own APIs whose every paid call
+ * is an invoice; x402's MCP transport for paid tools. Off until `plugins.x402.settlement` is set.
+ */
+export const x402Plugin = definePlugin({
+  id: 'x402',
+  dependsOn: ['tenancy', 'invoices', 'watchers', 'sessions'],
+  exports: X402_EXPORTS,
+  config: X402ConfigSchema,
+  errors: [x402Errors],
+  migrations: [m0001X402],
+  register: ({ config }) => ({
+    x402Config: serviceValue(config),
+    x402Networks: service(['chains', 'watchersOutputs', 'x402Config'], (deps) => new X402Networks(deps)),
+    x402GasWallets: service(['db', 'x402Config'], (deps) => new GasWallets(deps)),
+    x402ExternalFacilitator: service(['x402Config'], (deps) => new ExternalFacilitator(deps)),
+    x402Payments: service(
+      ['db', 'chains', 'logger', 'invoicesService', 'x402Config', 'x402Networks', 'x402GasWallets', 'x402ExternalFacilitator'],
+      (deps) => new X402Payments(deps),
+    ),
+  }),
+});
+
+export * from './contract.js';
