@@ -10,6 +10,7 @@ import type { GasWallets } from './services/gas-wallets.js';
 import type { X402Networks } from './services/x402-networks.js';
 import type { X402Offers } from './services/x402-offers.js';
 import type { X402Payments } from './services/x402-payments.js';
+import type { X402Settlements } from './services/x402-settlements.js';
 
 declare module '@gw/kernel' {
   interface Cradle {
@@ -20,6 +21,8 @@ declare module '@gw/kernel' {
     readonly x402Payments: X402Payments;
     /** Fresh payTo invoices of partners' paid calls and paid MCP tools. */
     readonly x402Offers: X402Offers;
+    /** The settlements: one per authorization, the gas wallet or the external facilitator, the receipt. */
+    readonly x402Settlements: X402Settlements;
     /** The capped settlement gas wallets. */
     readonly x402GasWallets: GasWallets;
     /** The external facilitator of `settlement: facilitator`. */

@@ -7,6 +7,7 @@ import { ExternalFacilitator } from './services/external-facilitator.js';
 import { GasWallets } from './services/gas-wallets.js';
 import { X402Networks } from './services/x402-networks.js';
 import { X402Payments } from './services/x402-payments.js';
+import { X402Settlements } from './services/x402-settlements.js';
 
 /**
  * x402 (issue 41): invoices and checkout sessions payable by agents with a signed USDC
@@ -26,8 +27,9 @@ export const x402Plugin = definePlugin({
     x402Networks: service(['chains', 'watchersOutputs', 'x402Config'], (deps) => new X402Networks(deps)),
     x402GasWallets: service(['db', 'x402Config'], (deps) => new GasWallets(deps)),
     x402ExternalFacilitator: service(['x402Config'], (deps) => new ExternalFacilitator(deps)),
+    x402Settlements: service(['db', 'x402Config', 'x402GasWallets', 'x402ExternalFacilitator'], (deps) => new X402Settlements(deps)),
     x402Payments: service(
-      ['db', 'chains', 'logger', 'invoicesService', 'x402Config', 'x402Networks', 'x402GasWallets', 'x402ExternalFacilitator'],
+      ['db', 'chains', 'logger', 'invoicesService', 'x402Config', 'x402Networks', 'x402GasWallets', 'x402Settlements'],
       (deps) => new X402Payments(deps),
     ),
   }),

@@ -5,9 +5,9 @@ import type { Knex } from 'knex';
 import type { X402Config } from '../config.js';
 import type { PaymentRequired, PaymentRequirements, ResourceInfo, SettleResponse, VerifyResponse } from '../protocol/messages.js';
 import type { GasWallets } from './gas-wallets.js';
-import type { ExternalFacilitator } from './external-facilitator.js';
 import type { PaymentTarget } from './payment-target.js';
 import type { X402Networks } from './x402-networks.js';
+import type { X402Settlements } from './x402-settlements.js';
 
 /**
  * x402's `exact` scheme on EVM, for the invoices of this gateway (issue 41): what to ask for, and
@@ -25,7 +25,7 @@ export class X402Payments {
       x402Config: X402Config;
       x402Networks: X402Networks;
       x402GasWallets: GasWallets;
-      x402ExternalFacilitator: ExternalFacilitator;
+      x402Settlements: X402Settlements;
     },
   ) {}
 
@@ -67,10 +67,8 @@ export class X402Payments {
   }
 
   /**
-   * Verifies, records the settlement (one per authorization across every instance: the second
-   * attempt is `invalid_exact_evm_nonce_already_used` and sends nothing), submits it (gas wallet
-   * under its caps, or the external facilitator) and waits up to `receiptWaitSeconds` for it to be
-   * mined. Never throws for a bad payment: `{ success: false, errorReason, transaction: '' }`.
+   * Verifies (as `verify`), then settles through `X402Settlements.settle`. Never throws for a bad
+   * payment: `{ success: false, errorReason, transaction: '' }`.
    */
   async settle(payload: unknown, requirements: PaymentRequirements, target: PaymentTarget): Promise<SettleResponse> {
     void payload;
