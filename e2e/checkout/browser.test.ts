@@ -80,11 +80,20 @@ test('a simulated payment moves the open page to paid without a reload, then the
   page.on('framenavigated', (frame) => {
     if (frame === page.mainFrame()) navigations.push(frame.url());
   });
+  // The return is held until the page was seen paid: the old document stays shown while its
+  // navigation waits, so the check cannot race the page's own redirect.
+  let release!: () => void;
+  const seenPaid = new Promise<void>((resolve) => (release = resolve));
+  await page.route(`${gw.url}/healthz?back=1`, async (route) => {
+    await seenPaid;
+    await route.continue();
+  });
   await page.goto(inv.checkout_url);
   await simulate(inv.id, 'detect');
   await page.locator('#status-title', { hasText: 'Payment seen, waiting for confirmations' }).waitFor();
   await simulate(inv.id, 'paid');
   await page.locator('#status-title', { hasText: 'Paid' }).waitFor();
+  release();
   await page.waitForURL(`${gw.url}/healthz?back=1`, { timeout: 15_000 });
   t.deepEqual(navigations, [inv.checkout_url, `${gw.url}/healthz?back=1`], 'no reload between opening the page and the return');
   t.deepEqual(violations, []);
