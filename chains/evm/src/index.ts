@@ -8,6 +8,7 @@ export { evmChainDefinition, type EvmChainSpec } from './evm-chain-definition.js
 export { publicnodeRpc, tenderlyRpc, llamarpcRpc } from './public-rpc.js';
 export { subscribeNewHeads, type HeadSubscriptionOptions } from './heads.js';
 export { EvmAccountTreasury, createEvmAccountTreasury } from './treasury/evm-account-treasury.js';
+export { EvmAuthorizedTransfers } from './treasury/authorized-transfers.js';
 export {
   TOKEN_SWEEPER_CREATION_CODE,
   TOKEN_SWEEPER_ABI,
