@@ -21,3 +21,4 @@ export {
 export { sweeperDeploymentStep, sweeperDeploymentPlan, SWEEPER_DEPLOYMENT_GAS } from './treasury/sweeper-deployment.js';
 export { MULTICALL3_ABI, MULTICALL3_ADDRESS } from './treasury/multicall3.js';
 export { TRANSFER_WITH_AUTHORIZATION_TYPEHASH } from './treasury/eip3009-probe.js';
+export { readHotGasKey } from './hot-key-file.js';
