@@ -12,7 +12,7 @@ import { TRANSFER_TOPIC } from '@gw/chain-evm';
 import type { TestKernel } from '@gw/kernel/testing';
 import { Wallet, zeroPadValue } from 'ethers';
 import { X402_REASONS } from '../src/protocol/reasons.js';
-import { GAS_CAPS, startX402, USDC, type X402Harness } from './helpers.js';
+import { GAS_CAPS, resourceOf, signPayment, startX402, USDC, type X402Harness } from './helpers.js';
 import { SMALL_POOLS, settlementsWith, usdcAsset, verifiedPayment } from './settle-payment.js';
 
 let h: X402Harness;
@@ -186,6 +186,52 @@ test.serial('settlements in a row, from two gateways at once: consecutive gas no
     [0, 1, 2, 3, 4, 5].map((i) => start + i),
   );
   t.is(await h.sentCount(gasAddress()), start + 6);
+});
+
+/** A fresh invoice of `amount`, the requirement the gateway asks for it, and a payer's payment of it. */
+async function paidThroughPayments(amount: string) {
+  const invoice = await h.invoice(amount);
+  const required = await h.gw.kernel.cradle.x402Payments.requirementsFor(invoice, resourceOf(`${h.gw.url}/checkout/x`, `Invoice ${invoice.id}`));
+  const requirements = required!.accepts[0]!;
+  const payer = await h.payer(USDC);
+  const payload = await signPayment(payer, requirements);
+  return { invoice, requirements, payer, payload, target: { projectId: h.project.projectId, invoiceId: invoice.id, source: 'invoice' as const } };
+}
+
+test.serial(
+  'through x402Payments.settle (verify, then settle) on two gateways at once: one transaction, the other invalid_exact_evm_nonce_already_used',
+  async (t) => {
+    const { invoice, requirements, payer, payload, target } = await paidThroughPayments('0.8');
+    const before = await pendingNonce();
+
+    const answers = await Promise.all([
+      h.gw.kernel.cradle.x402Payments.settle(payload, requirements, target),
+      other.kernel.cradle.x402Payments.settle(payload, requirements, target),
+    ]);
+
+    t.is(answers.filter((a) => a.success).length, 1, JSON.stringify(answers));
+    t.like(
+      answers.find((a) => !a.success),
+      { errorReason: X402_REASONS.nonceUsed, transaction: '' },
+    );
+    t.is(await pendingNonce(), before + 1);
+    t.is(await transfers(payer.address, invoice.address), 1);
+    t.is(await h.balanceOf(invoice.address), 800_000n);
+  },
+);
+
+test.serial('through x402Payments.settle, over the cap per settlement: unexpected_settle_error naming the cap, nothing sent', async (t) => {
+  const capped = withCaps({ maxPerSettlementUnits: '1000', maxPerDayUnits: GAS_CAPS.maxPerDayUnits });
+  const { invoice, requirements, payload, target } = await paidThroughPayments('0.9');
+  const before = await pendingNonce();
+
+  const refused = await capped.payments.settle(payload, requirements, target);
+
+  t.like(refused, { success: false, errorReason: X402_REASONS.settle, transaction: '', network: 'eip155:31337' });
+  t.regex(refused.errorMessage!, /cap of 1000 per settlement \(plugins\.x402\.gasWallets\.eth\.anvil\.maxPerSettlementUnits\)/);
+  t.is(await pendingNonce(), before);
+  t.deepEqual(await rowsOf(invoice.id), []);
+  t.is(await h.balanceOf(invoice.address), 0n);
 });
 
 test.serial('the gas wallet settles only into pool addresses: an authorization to another address is refused, nothing sent', async (t) => {
