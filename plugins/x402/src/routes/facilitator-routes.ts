@@ -36,6 +36,10 @@ interface FacilitatorDeps {
 const COMMON = { auth: 'x402_facilitator', tags: ['x402'] } as const;
 const AUTH_ERRORS = ['x402_credential_invalid', 'project_suspended', 'x402_off'] as const;
 
+/** Said on every route: how the credential is made. */
+const CREDENTIAL_NOTE =
+  'Credential: `Authorization: Bearer x402_<project id>_<base64url HMAC-SHA256(API secret, "x402-facilitator:<project id>")>` (`@gw/client`’s `x402FacilitatorToken`), valid for any live secret of the project’s API key.';
+
 const PROTOCOL_NOTE =
   'A refused payment is HTTP 200 with the protocol’s reason, as x402 facilitators answer; only the credential and the envelope itself are REST errors.';
 
@@ -63,7 +67,7 @@ export function facilitatorRoutes(deps: FacilitatorDeps): RouteDefinition[] {
       method: 'GET',
       path: `${FACILITATOR_PATH}/supported`,
       summary: 'x402 facilitator: the kinds of payment it verifies and settles for this project.',
-      description: 'One `exact` kind per network of the project’s payable assets; `signers` lists the settlement gas wallets.',
+      description: `One \`exact\` kind per network of the project’s payable assets; \`signers\` lists the settlement gas wallets. ${CREDENTIAL_NOTE}`,
       responses: { 200: SupportedResponseSchema },
       errors: [...AUTH_ERRORS],
       handler: async ({ auth }) => {
@@ -90,7 +94,7 @@ export function facilitatorRoutes(deps: FacilitatorDeps): RouteDefinition[] {
       method: 'GET',
       path: `${FACILITATOR_PATH}/assets`,
       summary: 'x402 facilitator: the tokens a paid route of this project may be priced in.',
-      description: 'What a route’s `network` and `price` (`{ amount, asset, extra }`) name; `@gw/client`’s `gatewayAsset` reads it.',
+      description: `What a route’s \`network\` and \`price\` (\`{ amount, asset, extra }\`) name; \`@gw/client\`’s \`gatewayAsset\` reads it. ${CREDENTIAL_NOTE}`,
       responses: { 200: AssetListSchema },
       errors: [...AUTH_ERRORS],
       handler: async ({ auth }) => {
@@ -114,7 +118,8 @@ export function facilitatorRoutes(deps: FacilitatorDeps): RouteDefinition[] {
       summary: 'x402 facilitator: a fresh payTo for one paid call, an invoice of the project.',
       description:
         'The middleware’s dynamic `payTo` (`@gw/client`’s `gatewayPayTo`) asks it for every unpaid request: an invoice of `amount` in `coin` ' +
-        '(external id `x402_<offer id>`, the resource in its metadata) and the requirement to offer. At most `plugins.x402.payToPerMinute` per project.',
+        '(external id `x402_<offer id>`, the resource in its metadata) and the requirement to offer. At most `plugins.x402.payToPerMinute` per project. ' +
+        CREDENTIAL_NOTE,
       body: PayToBodySchema,
       responses: { 201: PayToResponseSchema },
       access: { write: true },
@@ -151,7 +156,7 @@ export function facilitatorRoutes(deps: FacilitatorDeps): RouteDefinition[] {
       method: 'POST',
       path: `${FACILITATOR_PATH}/verify`,
       summary: 'x402 facilitator: verifies a payment of an offered requirement.',
-      description: PROTOCOL_NOTE,
+      description: `${PROTOCOL_NOTE} ${CREDENTIAL_NOTE}`,
       body: FacilitatorRequestSchema,
       responses: { 200: VerifyResponseSchema },
       errors: [...AUTH_ERRORS],
@@ -171,7 +176,7 @@ export function facilitatorRoutes(deps: FacilitatorDeps): RouteDefinition[] {
       method: 'POST',
       path: `${FACILITATOR_PATH}/settle`,
       summary: 'x402 facilitator: settles a payment of an offered requirement into its invoice’s address.',
-      description: `${PROTOCOL_NOTE} The invoice turns paid when the watchers see the transfer, with its usual webhooks.`,
+      description: `${PROTOCOL_NOTE} The invoice turns paid when the watchers see the transfer, with its usual webhooks. ${CREDENTIAL_NOTE}`,
       body: FacilitatorRequestSchema,
       responses: { 200: SettleResponseSchema },
       errors: [...AUTH_ERRORS],
