@@ -23,9 +23,9 @@ test.after.always(async () => {
 
 const BASE = '/api/v1/x402/facilitator';
 
-async function call(method: 'GET' | 'POST', path: string, body?: unknown, bearer: string | undefined = token): Promise<{ status: number; body: any }> {
+async function call(method: 'GET' | 'POST', path: string, body?: unknown, bearer: string | null = token): Promise<{ status: number; body: any }> {
   const headers: Record<string, string> = {};
-  if (bearer !== undefined) headers['Authorization'] = `Bearer ${bearer}`;
+  if (bearer !== null) headers['Authorization'] = `Bearer ${bearer}`;
   if (body !== undefined) headers['Content-Type'] = 'application/json';
   const res = await fetch(`${h.gw.url}${BASE}${path}`, { method, headers, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
   return { status: res.status, body: await res.json() };
@@ -41,7 +41,7 @@ test.serial('without the token, or with a wrong one, every route is 401 x402_cre
   const other = facilitatorToken(h.project.projectId, 'f'.repeat(64));
   const forged = `${token.slice(0, -4)}AAAA`;
   const otherProject = token.replace(h.project.projectId, '01JAAAAAAAAAAAAAAAAAAAAAAA');
-  for (const bearer of [undefined, 'x402_nonsense', other, forged, otherProject, h.project.secret]) {
+  for (const bearer of [null, 'x402_nonsense', other, forged, otherProject, h.project.secret]) {
     for (const [method, path] of [
       ['GET', '/supported'],
       ['GET', '/assets'],
