@@ -21,7 +21,7 @@ import { X402Settlements } from './services/x402-settlements.js';
  */
 export const x402Plugin = definePlugin({
   id: 'x402',
-  dependsOn: ['tenancy', 'invoices', 'watchers', 'sessions'],
+  dependsOn: ['tenancy', 'address-pool', 'invoices', 'watchers', 'sessions'],
   exports: X402_EXPORTS,
   config: X402ConfigSchema,
   errors: [x402Errors],
@@ -29,9 +29,9 @@ export const x402Plugin = definePlugin({
   register: ({ config }) => ({
     x402Config: serviceValue(config),
     x402Networks: service(['chains', 'watchersOutputs', 'x402Config', 'logger'], (deps) => new X402Networks(deps)),
-    x402GasWallets: service(['db', 'x402Config'], (deps) => new GasWallets(deps)),
+    x402GasWallets: service(['db', 'x402Config', 'watchersOutputs', 'addressPoolService'], (deps) => new GasWallets(deps)),
     x402ExternalFacilitator: service(['x402Config'], (deps) => new ExternalFacilitator(deps)),
-    x402Settlements: service(['db', 'x402Config', 'x402GasWallets', 'x402ExternalFacilitator'], (deps) => new X402Settlements(deps)),
+    x402Settlements: service(['db', 'logger', 'x402Config', 'x402GasWallets', 'x402ExternalFacilitator'], (deps) => new X402Settlements(deps)),
     x402Payments: service(
       [
         'db',
@@ -48,6 +48,10 @@ export const x402Plugin = definePlugin({
       (deps) => new X402Payments(deps),
     ),
     x402Offers: service(['db', 'chains', 'rateLimiter', 'invoicesService', 'x402Config', 'x402Networks', 'x402Payments'], (deps) => new X402Offers(deps)),
+  }),
+  start: withDeps(['logger', 'x402Config', 'x402GasWallets'], async (deps) => {
+    // A key file that cannot be read stops start-up here, not the first paying agent.
+    if (deps.x402Config.settlement === 'gas_wallet') deps.x402GasWallets.checkKeys((message) => deps.logger.warn(message));
   }),
   // The facilitator routes' credential: a token derived from the project's API secret.
   authenticators: withDeps(['tenancyApiKeys', 'tenancyProjects'], (deps) => ({ x402_facilitator: createFacilitatorAuthenticator(deps) })),
