@@ -1,4 +1,4 @@
-import { definePlugin, service, serviceValue } from '@gw/kernel';
+import { definePlugin, service, serviceValue, withDeps } from '@gw/kernel';
 import { dashboardPages } from '@gw/plugin-dashboard/contract';
 import { m0001X402 } from '../migrations/0001_x402.js';
 import { x402Commands } from './cli.js';
@@ -22,7 +22,7 @@ import { X402Settlements } from './services/x402-settlements.js';
  */
 export const x402Plugin = definePlugin({
   id: 'x402',
-  dependsOn: ['tenancy', 'invoices', 'watchers', 'sessions'],
+  dependsOn: ['tenancy', 'address-pool', 'invoices', 'watchers', 'sessions'],
   exports: X402_EXPORTS,
   config: X402ConfigSchema,
   errors: [x402Errors],
@@ -31,9 +31,9 @@ export const x402Plugin = definePlugin({
     x402Config: serviceValue(config),
     x402Metrics: service(['metrics'], ({ metrics }) => createX402Metrics(metrics.registry)),
     x402Networks: service(['chains', 'watchersOutputs', 'x402Config'], (deps) => new X402Networks(deps)),
-    x402GasWallets: service(['db', 'x402Config'], (deps) => new GasWallets(deps)),
+    x402GasWallets: service(['db', 'x402Config', 'watchersOutputs', 'addressPoolService'], (deps) => new GasWallets(deps)),
     x402ExternalFacilitator: service(['x402Config'], (deps) => new ExternalFacilitator(deps)),
-    x402Settlements: service(['db', 'x402Config', 'x402GasWallets', 'x402ExternalFacilitator'], (deps) => new X402Settlements(deps)),
+    x402Settlements: service(['db', 'logger', 'x402Config', 'x402GasWallets', 'x402ExternalFacilitator'], (deps) => new X402Settlements(deps)),
     x402Payments: service(
       ['db', 'chains', 'logger', 'invoicesService', 'x402Config', 'x402Networks', 'x402GasWallets', 'x402Settlements'],
       (deps) => new X402Payments(deps),
@@ -43,6 +43,10 @@ export const x402Plugin = definePlugin({
   contributes: [dashboardPages(X402_PAGE_DEPS, [x402Page])],
   cli: x402Commands,
   readiness: x402Readiness,
+  start: withDeps(['logger', 'x402Config', 'x402GasWallets'], async (deps) => {
+    // A key file that cannot be read stops start-up here, not the first paying agent.
+    if (deps.x402Config.settlement === 'gas_wallet') deps.x402GasWallets.checkKeys((message) => deps.logger.warn(message));
+  }),
 });
 
 export * from './contract.js';
