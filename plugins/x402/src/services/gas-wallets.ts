@@ -1,10 +1,10 @@
 import { sql, sqlQuery, type AuthorizationDomain, type AuthorizedTransfers, type TransferAuthorization } from '@gw/kernel';
+import { readHotGasKey } from '@gw/chain-evm';
 import type { AddressPoolService } from '@gw/plugin-address-pool/contract';
 import type { ReceivedOutputs } from '@gw/plugin-watchers/contract';
 import { getAddress, Interface, Transaction, type Wallet } from 'ethers';
 import type { Knex } from 'knex';
 import type { X402Config } from '../config.js';
-import { readHotGasKey } from './hot-key-file.js';
 import type { X402Asset } from './x402-networks.js';
 
 /** A gas wallet's standing on one network: the operator's status, the dashboard. */
@@ -37,6 +37,8 @@ const SUBMISSION = new Interface([
   'function transferWithAuthorization(address from, address to, uint256 value, uint256 validAfter, uint256 validBefore, bytes32 nonce, uint8 v, bytes32 r, bytes32 s)',
 ]);
 
+const LABEL = 'x402 gas wallet';
+
 type Settings = X402Config['gasWallets'][string][string];
 
 /**
@@ -58,7 +60,7 @@ export class GasWallets {
     if (configured.length === 0)
       warn('plugins.x402.settlement is gas_wallet but no gas wallet is configured (plugins.x402.gasWallets): nothing can be settled.');
     for (const { chain, network, settings } of configured) {
-      const wallet = readHotGasKey(settings.privateKeyFile, warn);
+      const wallet = readHotGasKey(settings.privateKeyFile, { label: LABEL, warn });
       this.wallets.set(`${chain}:${network}`, wallet);
     }
   }
@@ -213,7 +215,7 @@ export class GasWallets {
     const key = `${chain}:${network}`;
     let wallet = this.wallets.get(key);
     if (!wallet) {
-      wallet = readHotGasKey(settings.privateKeyFile);
+      wallet = readHotGasKey(settings.privateKeyFile, { label: LABEL });
       this.wallets.set(key, wallet);
     }
     return wallet;
