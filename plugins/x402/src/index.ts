@@ -1,4 +1,4 @@
-import { definePlugin, service, serviceValue, withDeps } from '@gw/kernel';
+import { contribute, definePlugin, MACHINE_PAYMENT_RESPONDERS, service, serviceValue, withDeps } from '@gw/kernel';
 import { dashboardPages } from '@gw/plugin-dashboard/contract';
 import { m0001X402 } from '../migrations/0001_x402.js';
 import { x402Commands } from './cli.js';
@@ -6,11 +6,15 @@ import { X402ConfigSchema } from './config.js';
 import { X402_EXPORTS } from './contract.js';
 import { X402_PAGE_DEPS, x402Page } from './dashboard/x402-page.js';
 import { x402Errors } from './errors.js';
+import { createFacilitatorAuthenticator } from './facilitator-authenticator.js';
 import { createX402Metrics } from './metrics.js';
 import { x402Readiness } from './readiness.js';
+import { FACILITATOR_ROUTES_DEPS, facilitatorRoutes } from './routes/facilitator-routes.js';
+import { PAYER_URL_RESPONDER_DEPS, payerUrlResponder } from './routes/payer-url-responder.js';
 import { ExternalFacilitator } from './services/external-facilitator.js';
 import { GasWallets } from './services/gas-wallets.js';
 import { X402Networks } from './services/x402-networks.js';
+import { X402Offers } from './services/x402-offers.js';
 import { X402Payments } from './services/x402-payments.js';
 import { X402Settlements } from './services/x402-settlements.js';
 
@@ -30,23 +34,46 @@ export const x402Plugin = definePlugin({
   register: ({ config }) => ({
     x402Config: serviceValue(config),
     x402Metrics: service(['metrics'], ({ metrics }) => createX402Metrics(metrics.registry)),
-    x402Networks: service(['chains', 'watchersOutputs', 'x402Config'], (deps) => new X402Networks(deps)),
+    x402Networks: service(['chains', 'watchersOutputs', 'x402Config', 'logger'], (deps) => new X402Networks(deps)),
     x402GasWallets: service(['db', 'x402Config', 'watchersOutputs', 'addressPoolService'], (deps) => new GasWallets(deps)),
     x402ExternalFacilitator: service(['x402Config'], (deps) => new ExternalFacilitator(deps)),
     x402Settlements: service(['db', 'logger', 'x402Config', 'x402GasWallets', 'x402ExternalFacilitator'], (deps) => new X402Settlements(deps)),
     x402Payments: service(
-      ['db', 'chains', 'logger', 'invoicesService', 'x402Config', 'x402Networks', 'x402GasWallets', 'x402Settlements'],
+      [
+        'db',
+        'chains',
+        'logger',
+        'invoicesService',
+        'tenancyProjects',
+        'x402Config',
+        'x402Networks',
+        'x402GasWallets',
+        'x402Settlements',
+        'x402ExternalFacilitator',
+      ],
       (deps) => new X402Payments(deps),
     ),
+    x402Offers: service(['db', 'chains', 'rateLimiter', 'invoicesService', 'x402Config', 'x402Networks', 'x402Payments'], (deps) => new X402Offers(deps)),
   }),
-  // Its dashboard page (ADR 0011).
-  contributes: [dashboardPages(X402_PAGE_DEPS, [x402Page])],
   cli: x402Commands,
   readiness: x402Readiness,
   start: withDeps(['logger', 'x402Config', 'x402GasWallets'], async (deps) => {
     // A key file that cannot be read stops start-up here, not the first paying agent.
     if (deps.x402Config.settlement === 'gas_wallet') deps.x402GasWallets.checkKeys((message) => deps.logger.warn(message));
   }),
+  // The facilitator routes' credential: a token derived from the project's API secret.
+  authenticators: withDeps(['tenancyApiKeys', 'tenancyProjects'], (deps) => ({ x402_facilitator: createFacilitatorAuthenticator(deps) })),
+  // The facilitator for partners' own APIs.
+  routes: withDeps([...FACILITATOR_ROUTES_DEPS], (deps) => facilitatorRoutes(deps)),
+  contributes: [
+    // Its dashboard page (ADR 0011).
+    dashboardPages(X402_PAGE_DEPS, [x402Page]),
+    // The payer URLs (an invoice's checkout page, a session's page) answer x402 clients.
+    contribute(
+      MACHINE_PAYMENT_RESPONDERS,
+      withDeps([...PAYER_URL_RESPONDER_DEPS], (deps) => [payerUrlResponder(deps)]),
+    ),
+  ],
 });
 
 export * from './contract.js';
