@@ -1,8 +1,11 @@
-import { definePlugin, service, serviceValue } from '@gw/kernel';
+import { contribute, definePlugin, MCP_PAYWALLS, service, serviceValue, withDeps } from '@gw/kernel';
 import { m0001X402 } from '../migrations/0001_x402.js';
 import { X402ConfigSchema } from './config.js';
 import { X402_EXPORTS } from './contract.js';
 import { x402Errors } from './errors.js';
+import { x402McpTools } from './mcp/mcp-tools.js';
+import { checkPaidTools, PAID_TOOLS_CHECK_DEPS } from './mcp/paid-tools-check.js';
+import { X402_PAYWALL_DEPS, X402Paywall } from './mcp/x402-paywall.js';
 import { ExternalFacilitator } from './services/external-facilitator.js';
 import { GasWallets } from './services/gas-wallets.js';
 import { X402Networks } from './services/x402-networks.js';
@@ -33,6 +36,17 @@ export const x402Plugin = definePlugin({
       (deps) => new X402Payments(deps),
     ),
   }),
+  // An invoice's or session's requirements, for agents that pay.
+  mcpTools: x402McpTools,
+  contributes: [
+    // x402's MCP transport for the paid tools (plugins.x402.paidTools).
+    contribute(
+      MCP_PAYWALLS,
+      withDeps([...X402_PAYWALL_DEPS], (deps) => [new X402Paywall(deps)]),
+    ),
+  ],
+  // A paid tool that names no tool, or a price no agent can pay, stops the start.
+  start: withDeps([...PAID_TOOLS_CHECK_DEPS], (deps) => checkPaidTools(deps)),
 });
 
 export * from './contract.js';
