@@ -17,6 +17,8 @@ import { ANVIL_CAIP, signPayment, startX402, USDC, USDC_DOMAIN, type X402Harness
 const PAID_TOOL = 'create_invoice';
 const PRICE = '0.25';
 const PRICE_UNITS = '250000';
+/** Another paid tool, cheaper. */
+const CHEAP_TOOL = 'get_invoice';
 
 let h: X402Harness;
 /** The gateway whose `create_invoice` costs PRICE usdc per call (paid into the harness's project). */
@@ -24,8 +26,13 @@ let paid: TestKernel;
 let token: string;
 
 test.before(async () => {
-  h = await startX402({ poolSize: 24 });
-  paid = await h.second({ 'plugins.x402.paidTools': { [PAID_TOOL]: { projectId: h.project.projectId, coin: 'usdc', amount: PRICE } } });
+  h = await startX402({ poolSize: 32 });
+  paid = await h.second({
+    'plugins.x402.paidTools': {
+      [PAID_TOOL]: { projectId: h.project.projectId, coin: 'usdc', amount: PRICE },
+      [CHEAP_TOOL]: { projectId: h.project.projectId, coin: 'usdc', amount: '0.01' },
+    },
+  });
   const pat = await h.gw.kernel.cradle.tenancyPats.create(
     { scopes: ['projects:read', 'invoices:read', 'invoices:write'], operator: h.operatorId, name: 'x402-agent' },
     CLI_ACTOR,
@@ -106,7 +113,7 @@ test.serial('get_x402_requirements: a checkout session’s, its coin picked as t
   const principal = await h.principal();
   const { session } = await h.gw.kernel.cradle.sessionsCheckout.create(
     { id: principal.id, kind: principal.kind },
-    { price_currency: 'usdc', price_amount: '2', allowed_coins: ['tok', 'usdc'] },
+    { price_currency: 'USD', price_amount: '2', allowed_coins: ['tok', 'usdc'] },
     CLI_ACTOR,
   );
   const args = { project_id: h.project.projectId, session_id: session.id };
@@ -122,7 +129,7 @@ test.serial('get_x402_requirements: a checkout session’s, its coin picked as t
   const invoice = await h.reload(now.invoice_id!);
   t.is(answer.pay_url, session.url);
   t.like(answer.payment_required, { resource: { url: session.url, description: `Checkout session ${session.id}` } });
-  t.like(answer.payment_required.accepts[0], { amount: '2000000', payTo: getAddress(invoice.address), asset: getAddress(h.usdc) });
+  t.like(answer.payment_required.accepts[0], { amount: invoice.amount_crypto_units, payTo: getAddress(invoice.address), asset: getAddress(h.usdc) });
 
   // Asked again (with or without the coin): the same invoice.
   const again = (await call(client, 'get_x402_requirements', { ...args, coin: 'usdc' })).structuredContent as typeof answer;
@@ -235,24 +242,41 @@ test.serial('bad payments: payment required with the reason, the tool did not ru
   t.is(foreign.refused.error, 'invalid_payment_requirements');
   t.not(foreign.refused.accepts[0]!.payTo, getAddress(invoice.address));
 
+  // An offer of another tool (a cheaper one), or a partner's offer, pays for no call of this tool.
+  const cheap = paymentRequired(t, await call(client, CHEAP_TOOL, { project_id: h.project.projectId, invoice_id: invoice.id })).accepts[0]!;
+  t.is(cheap.amount, '10000');
+  const other = await attempt('bad-tool', () => signPayment(payer, cheap));
+  t.is(other.refused.error, 'invalid_payment_requirements');
+  const partner = await h.gw.kernel.cradle.x402Offers.create(
+    await h.principal(),
+    { coin: 'usdc', amount: PRICE, resource: { url: 'https://api.example.com/paid' }, source: 'facilitator' },
+    CLI_ACTOR,
+  );
+  const partners = await attempt('bad-partner', () => signPayment(payer, partner.requirements));
+  t.is(partners.refused.error, 'invalid_payment_requirements');
+
   const garbage = await attempt('bad-payload', async () => ({ x402Version: 2, accepted: 'nothing' }));
   t.is(garbage.refused.error, 'invalid_payload');
   t.is(await h.balanceOf(payer.address), 5n * USDC);
   await client.close();
 });
 
-test.serial('a paid call whose tool fails is returned unsettled: nothing taken', async (t) => {
+test.serial('a paid call whose tool fails is returned unsettled: nothing taken, the payment still good for a call that works', async (t) => {
   const client = await agent();
   const offer = paymentRequired(t, await call(client, PAID_TOOL, createArgs('fails'))).accepts[0]!;
   const payer = await h.payer(5n * USDC);
   const payment: PaymentPayload = await signPayment(payer, offer);
-  // Another invoice under an external id the project already used with other terms is refused by the tool itself.
+  // An external id the project already used with other terms: the tool itself refuses.
   const result = await call(client, PAID_TOOL, { ...createArgs('paid-1'), amount_crypto: '4' }, { 'x402/payment': payment });
-  t.true(result.isError);
-  t.truthy(errorCode(result));
+  t.is(errorCode(result), 'external_id_conflict');
   t.is(result._meta?.['x402/payment-response'], undefined);
   t.is(await h.balanceOf(payer.address), 5n * USDC);
   t.is(await h.balanceOf(offer.payTo), 0n);
+
+  const retried = await call(client, PAID_TOOL, createArgs('fails'), { 'x402/payment': payment });
+  t.falsy(retried.isError, JSON.stringify(retried.structuredContent));
+  t.like(retried._meta?.['x402/payment-response'], { success: true });
+  t.is(await h.balanceOf(offer.payTo), BigInt(PRICE_UNITS));
   await client.close();
 });
 
