@@ -1,4 +1,4 @@
-import { contribute, definePlugin, MACHINE_PAYMENT_RESPONDERS, service, serviceValue, withDeps } from '@gw/kernel';
+import { contribute, definePlugin, MACHINE_PAYMENT_RESPONDERS, MCP_PAYWALLS, service, serviceValue, withDeps } from '@gw/kernel';
 import { dashboardPages } from '@gw/plugin-dashboard/contract';
 import { m0001X402 } from '../migrations/0001_x402.js';
 import { x402Commands } from './cli.js';
@@ -7,6 +7,9 @@ import { X402_EXPORTS } from './contract.js';
 import { X402_PAGE_DEPS, x402Page } from './dashboard/x402-page.js';
 import { x402Errors } from './errors.js';
 import { createFacilitatorAuthenticator } from './facilitator-authenticator.js';
+import { x402McpTools } from './mcp/mcp-tools.js';
+import { checkPaidTools, PAID_TOOLS_CHECK_DEPS } from './mcp/paid-tools-check.js';
+import { X402_PAYWALL_DEPS, X402Paywall } from './mcp/x402-paywall.js';
 import { createX402Metrics } from './metrics.js';
 import { x402Readiness } from './readiness.js';
 import { FACILITATOR_ROUTES_DEPS, facilitatorRoutes } from './routes/facilitator-routes.js';
@@ -57,9 +60,13 @@ export const x402Plugin = definePlugin({
   }),
   cli: x402Commands,
   readiness: x402Readiness,
-  start: withDeps(['logger', 'x402Config', 'x402GasWallets'], async (deps) => {
+  // An invoice's or session's requirements, for agents that pay.
+  mcpTools: x402McpTools,
+  start: withDeps(['x402GasWallets', ...PAID_TOOLS_CHECK_DEPS], async (deps) => {
     // A key file that cannot be read stops start-up here, not the first paying agent.
     if (deps.x402Config.settlement === 'gas_wallet') deps.x402GasWallets.checkKeys((message) => deps.logger.warn(message));
+    // A paid tool that names no tool, or a price no agent can pay, stops the start.
+    await checkPaidTools(deps);
   }),
   // The facilitator routes' credential: a token derived from the project's API secret.
   authenticators: withDeps(['tenancyApiKeys', 'tenancyProjects'], (deps) => ({ x402_facilitator: createFacilitatorAuthenticator(deps) })),
@@ -72,6 +79,11 @@ export const x402Plugin = definePlugin({
     contribute(
       MACHINE_PAYMENT_RESPONDERS,
       withDeps([...PAYER_URL_RESPONDER_DEPS], (deps) => [payerUrlResponder(deps)]),
+    ),
+    // x402's MCP transport for the paid tools (plugins.x402.paidTools).
+    contribute(
+      MCP_PAYWALLS,
+      withDeps([...X402_PAYWALL_DEPS], (deps) => [new X402Paywall(deps)]),
     ),
   ],
 });
