@@ -8,7 +8,8 @@ import type { Receiver, TestProject, X402Account, X402Anvil } from '@gw/testing'
 import { scanOnce } from '@gw/plugin-treasury/testing';
 import { verifyWebhook } from '@gw/webhook-verify';
 import { decodePaymentRequiredHeader } from '@x402/core/http';
-import type { PaymentRequired } from '@x402/core/types';
+import type { PaymentPayload, PaymentRequired, PaymentRequirements } from '@x402/core/types';
+import { authorizationTypes } from '@x402/evm';
 import { ExactEvmScheme } from '@x402/evm/exact/client';
 import { wrapFetchWithPayment, x402Client, x402HTTPClient } from '@x402/fetch';
 import { privateKeyToAccount } from 'viem/accounts';
@@ -83,4 +84,36 @@ export async function webhookOf(receiver: Receiver, project: TestProject, type: 
   const verdict = verifyWebhook({ header: String(request.headers['x-service-signature']), rawBody: request.body, secrets: [project.secret] });
   if (!verdict.ok) throw new Error(`${type} of ${invoiceId}: the signature does not verify (${JSON.stringify(verdict)})`);
   return JSON.parse(request.body);
+}
+
+/** An EIP-3009 authorization as an exact-EVM payload carries it. */
+export type Authorization = { from: string; to: string; value: string; validAfter: string; validBefore: string; nonce: `0x${string}` };
+
+/** `payment` with `change` applied to what it accepted and to its authorization, signed again by `payer` under the domain of the (changed) accepted asset and network. */
+export async function altered(
+  payment: PaymentPayload,
+  payer: X402Account,
+  change: { accepted?: Partial<PaymentRequirements>; authorization?: Partial<Authorization> },
+): Promise<PaymentPayload> {
+  const accepted = { ...payment.accepted, ...change.accepted };
+  const authorization = { ...(payment.payload['authorization'] as Authorization), ...change.authorization };
+  const signature = await privateKeyToAccount(payer.privateKey).signTypedData({
+    domain: {
+      name: String(accepted.extra['name']),
+      version: String(accepted.extra['version']),
+      chainId: Number(accepted.network.split(':')[1]),
+      verifyingContract: accepted.asset as `0x${string}`,
+    },
+    types: authorizationTypes,
+    primaryType: 'TransferWithAuthorization',
+    message: {
+      from: authorization.from as `0x${string}`,
+      to: authorization.to as `0x${string}`,
+      value: BigInt(authorization.value),
+      validAfter: BigInt(authorization.validAfter),
+      validBefore: BigInt(authorization.validBefore),
+      nonce: authorization.nonce,
+    },
+  });
+  return { ...payment, accepted, payload: { authorization, signature } };
 }

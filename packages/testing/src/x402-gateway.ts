@@ -1,7 +1,7 @@
 import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CLI_ACTOR, defineChain, type AnyPlugin, type ChainModule } from '@gw/kernel';
+import { CLI_ACTOR, defineChain, type AnyPlugin, type ChainModule, type KernelRole } from '@gw/kernel';
 import { freePort, startTestKernel, type TestDatabase, type TestKernel } from '@gw/kernel/testing';
 import { createEvmAdapter } from '@gw/chain-evm';
 import { getAddress, id as eventTopic, toBeHex, Wallet, zeroPadValue } from 'ethers';
@@ -136,19 +136,20 @@ export class X402Anvil {
 }
 
 /**
- * A gateway (role `all`) of `plugins` on the anvil of `x402` with `config` (from
- * `X402Anvil.gatewayConfig`), listening on a port known before it starts so that the payer URLs it
- * builds (`http.baseUrl`) are the ones it answers; on `database` when given (several instances).
+ * A gateway (role `all` unless `role` says otherwise) of `plugins` on the anvil of `x402` with
+ * `config` (from `X402Anvil.gatewayConfig`), listening on a port known before it starts so that
+ * the payer URLs it builds (`http.baseUrl`) are the ones it answers; on `database` when given
+ * (several instances of one gateway).
  */
 export async function startX402Gateway(
   x402: X402Anvil,
-  options: { plugins: readonly AnyPlugin[]; config: Record<string, unknown>; database?: TestDatabase },
+  options: { plugins: readonly AnyPlugin[]; config: Record<string, unknown>; database?: TestDatabase; role?: KernelRole },
 ): Promise<TestKernel> {
   const port = await freePort();
   return startTestKernel({
     plugins: options.plugins,
     chains: x402.chains(),
-    role: 'all',
+    role: options.role ?? 'all',
     ...(options.database ? { database: options.database } : {}),
     config: { ...options.config, 'http.port': port, 'http.baseUrl': `http://127.0.0.1:${port}` },
   });
