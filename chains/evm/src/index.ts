@@ -8,6 +8,7 @@ export { evmChainDefinition, type EvmChainSpec } from './evm-chain-definition.js
 export { publicnodeRpc, tenderlyRpc, llamarpcRpc } from './public-rpc.js';
 export { subscribeNewHeads, type HeadSubscriptionOptions } from './heads.js';
 export { EvmAccountTreasury, createEvmAccountTreasury } from './treasury/evm-account-treasury.js';
+export { EvmAuthorizedTransfers } from './treasury/authorized-transfers.js';
 export {
   TOKEN_SWEEPER_CREATION_CODE,
   TOKEN_SWEEPER_ABI,
@@ -20,3 +21,4 @@ export {
 export { sweeperDeploymentStep, sweeperDeploymentPlan, SWEEPER_DEPLOYMENT_GAS } from './treasury/sweeper-deployment.js';
 export { MULTICALL3_ABI, MULTICALL3_ADDRESS } from './treasury/multicall3.js';
 export { TRANSFER_WITH_AUTHORIZATION_TYPEHASH } from './treasury/eip3009-probe.js';
+export { readHotGasKey } from './hot-key-file.js';

@@ -8,6 +8,7 @@ import {
   type AccountSweepRequest,
   type AccountTreasury,
   type AddressHoldings,
+  type AuthorizedTransfers,
   type ChainDefinition,
   type NetworkDefinition,
   type SweepQuote,
@@ -19,6 +20,7 @@ import {
 } from '@gw/chain-api';
 import { getAddress, Transaction } from 'ethers';
 import { isEvmAddress } from '../adapter.js';
+import { EvmAuthorizedTransfers } from './authorized-transfers.js';
 import { quantity, EvmRpc } from './evm-rpc.js';
 import { readFeeMarket } from './fee-market.js';
 import { continueEip3009, planEip3009 } from './plan-eip3009.js';
@@ -32,13 +34,11 @@ import { isTokenSweeperCode } from './token-sweeper.js';
 import { readAccounts } from './read-accounts.js';
 import { readSweepState, type SweepState } from './sweep-state.js';
 import { sweptNothing } from './sweep-receipt.js';
+import { sendRawTransaction } from './send-raw-transaction.js';
 import { verifyEvmStep } from './verify-step.js';
 
 /** Gas of one token transfer in `holdings` (no destination to estimate against): a typical ERC-20 transfer to an existing holder, plus margin. */
 const HOLDINGS_TOKEN_TRANSFER_GAS = 65_000n;
-
-/** The answers that mean the node already has this transaction (or mined it: its nonce is used by it). */
-const ALREADY_KNOWN = /already known|known transaction|already imported|nonce too low|already exists|transaction already/i;
 
 const PLANNERS: Record<'native' | 'gas_top_up' | 'eip7702' | 'eip3009', (state: SweepState) => AccountPlanBuild> = {
   native: planNative,
@@ -55,6 +55,7 @@ const PLANNERS: Record<'native' | 'gas_top_up' | 'eip7702' | 'eip3009', (state: 
 export class EvmAccountTreasury implements AccountTreasury {
   readonly network: NetworkDefinition;
   readonly nativeCoin: string;
+  readonly authorizedTransfers: AuthorizedTransfers;
   private readonly rpc: EvmRpc;
 
   constructor(
@@ -64,6 +65,7 @@ export class EvmAccountTreasury implements AccountTreasury {
     this.network = options.network;
     this.nativeCoin = definition.coins.find((c) => !c.contracts)!.id;
     this.rpc = new EvmRpc(options.providers, options.network);
+    this.authorizedTransfers = new EvmAuthorizedTransfers(this.rpc, definition, options.network);
   }
 
   private get tokens(): { coin: string; contract: string }[] {
@@ -221,15 +223,7 @@ export class EvmAccountTreasury implements AccountTreasury {
   async broadcast(tx: VerifiedTransaction): Promise<string> {
     const parsed = Transaction.from(tx.hex);
     if (parsed.hash !== tx.txid) throw chainErrors.validation_error({ message: `The transaction hashes to ${parsed.hash}, not ${tx.txid}.` });
-    const [answer] = await this.rpc.batch('broadcast', [['eth_sendRawTransaction', [tx.hex]]], true);
-    if (!answer!.error) return tx.txid;
-    const reason = answer!.error.message ?? 'refused';
-    // "nonce too low" is also what a node answers for the same transaction once mined: it is ours only if the node knows this hash.
-    if (ALREADY_KNOWN.test(reason)) {
-      const known = await this.rpc.call('broadcast_lookup', 'eth_getTransactionByHash', [tx.txid]);
-      if (known !== null && known !== undefined) return tx.txid;
-    }
-    throw treasuryChainErrors.treasury_broadcast_rejected({ message: `The provider refused ${tx.txid}: ${reason}` });
+    return sendRawTransaction(this.rpc, tx.hex, tx.txid);
   }
 
   async transaction(txid: string): Promise<TransactionState | null> {

@@ -4,59 +4,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Wallet } from 'ethers';
 import type { TreasuryConfig } from '../config.js';
-import { HotGasWallet, readHotGasKey } from './hot-gas-wallet.js';
+import { HotGasWallet } from './hot-gas-wallet.js';
 
-/** A key file in a fresh directory, with the mode given. */
-async function keyFile(text: string, mode: number): Promise<{ file: string; done: () => Promise<void> }> {
-  const dir = await mkdtemp(join(tmpdir(), 'hot-gas-key-'));
-  const file = join(dir, 'gas.key');
-  await writeFile(file, text);
-  await chmod(file, mode);
-  return { file, done: () => rm(dir, { recursive: true, force: true }) };
-}
-
-test('a malformed key file is refused without its content in the error', async (t) => {
-  const secret = `0x${'ab'.repeat(31)}zz`;
-  for (const text of [secret, `${secret.slice(2)}cd`, `mnemonic words ${secret}`, `0x${'00'.repeat(32)}`]) {
-    const { file, done } = await keyFile(text, 0o600);
-    try {
-      const error = t.throws(() => readHotGasKey(file));
-      t.regex(error!.message, /hot gas wallet key file/);
-      t.false(error!.message.includes('abab'), error!.message);
-      t.false(JSON.stringify(error).includes('abab'));
-    } finally {
-      await done();
-    }
-  }
-});
-
-test('a key file others may read is read, with a warning; a private one without', async (t) => {
-  const key = Wallet.createRandom().privateKey;
-  for (const [mode, warned] of [
-    [0o644, true],
-    [0o640, true],
-    [0o600, false],
-  ] as const) {
-    const { file, done } = await keyFile(`  ${key}\n`, mode);
-    try {
-      const warnings: string[] = [];
-      t.is(readHotGasKey(file, (m) => warnings.push(m)).privateKey, key);
-      t.is(warnings.length > 0, warned, mode.toString(8));
-      t.false(warnings.join().includes(key.slice(2, 10)));
-    } finally {
-      await done();
-    }
-  }
-});
-
-test('a key file that cannot be read names the file and the reason only', (t) => {
-  const error = t.throws(() => readHotGasKey('/nonexistent/gas.key'));
-  t.regex(error!.message, /cannot be read \(ENOENT\)/);
-});
+// The key file reader (readHotGasKey of @gw/chain-evm) is tested in chains/evm/src/hot-key-file.test.ts.
 
 test('at start, a hot gas key that is not the network’s configured gas address stops the plugin', async (t) => {
   const key = Wallet.createRandom();
-  const { file, done } = await keyFile(key.privateKey, 0o600);
+  const dir = await mkdtemp(join(tmpdir(), 'hot-gas-key-'));
+  const file = join(dir, 'gas.key');
+  await writeFile(file, key.privateKey);
+  await chmod(file, 0o600);
   const wallet = (gas: string | undefined) =>
     new HotGasWallet({
       // checkKeys reads the configuration only; the pool is asked at each signature.
@@ -77,6 +34,6 @@ test('at start, a hot gas key that is not the network’s configured gas address
     t.throws(() => wallet(Wallet.createRandom().address).checkKeys(() => {}), { message: /not the configured gas address/ });
     t.throws(() => wallet(undefined).checkKeys(() => {}), { message: /not the configured gas address/ });
   } finally {
-    await done();
+    await rm(dir, { recursive: true, force: true });
   }
 });

@@ -1,4 +1,4 @@
-import { readFileSync, statSync } from 'node:fs';
+import { readHotGasKey } from '@gw/chain-evm';
 import { sql, sqlQuery } from '@gw/kernel';
 import { Transaction, Wallet } from 'ethers';
 import type { Knex } from 'knex';
@@ -10,30 +10,6 @@ import { PlanStep } from '../models/plan-step.js';
 import type { AccountNetwork } from './account-networks.js';
 import { refusalOf } from './hot-gas-transaction.js';
 import type { AddressPoolService } from '@gw/plugin-address-pool/contract';
-
-/** A hot gas wallet key file: 0x and 64 hex digits (surrounding whitespace ignored). */
-const KEY_PATTERN = /^0x[0-9a-fA-F]{64}$/;
-
-/**
- * Reads and checks a hot gas wallet key file; its content never reaches an error or a log (a
- * malformed key makes ethers throw with the whole text). `warn` hears of a file others may read.
- */
-export function readHotGasKey(file: string, warn?: (message: string) => void): Wallet {
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8').trim();
-  } catch (error) {
-    throw new Error(`The hot gas wallet key file ${file} cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'}).`);
-  }
-  if (!KEY_PATTERN.test(text)) throw new Error(`The hot gas wallet key file ${file} is not a private key (0x and 64 hex digits).`);
-  try {
-    const wallet = new Wallet(text);
-    if (warn && (statSync(file).mode & 0o077) !== 0) warn(`The hot gas wallet key file ${file} may be read by its group or others (chmod 600 it).`);
-    return wallet;
-  } catch {
-    throw new Error(`The hot gas wallet key file ${file} is not a valid secp256k1 private key.`);
-  }
-}
 
 /** Methods whose gas-address transactions are top-ups (gas_top_up) or sweep submissions (eip7702, eip3009). */
 const GAS_METHODS = new Set(['gas_top_up', 'eip7702', 'eip3009']);
@@ -154,7 +130,7 @@ export class HotGasWallet {
     for (const [chain, networks] of Object.entries(this.deps.treasuryConfig.networks)) {
       for (const [network, settings] of Object.entries(networks ?? {})) {
         if (!settings?.hotGasWallet) continue;
-        const wallet = readHotGasKey(settings.hotGasWallet.privateKeyFile, warn);
+        const wallet = readHotGasKey(settings.hotGasWallet.privateKeyFile, { warn });
         const gas = settings.operatorAccounts?.gas?.address;
         if (!gas || gas.toLowerCase() !== wallet.address.toLowerCase()) {
           throw new Error(
