@@ -1,4 +1,4 @@
-import { definePlugin, service, serviceValue } from '@gw/kernel';
+import { definePlugin, service, serviceValue, withDeps } from '@gw/kernel';
 import { m0001X402 } from '../migrations/0001_x402.js';
 import { X402ConfigSchema } from './config.js';
 import { X402_EXPORTS } from './contract.js';
@@ -17,7 +17,7 @@ import { X402Settlements } from './services/x402-settlements.js';
  */
 export const x402Plugin = definePlugin({
   id: 'x402',
-  dependsOn: ['tenancy', 'invoices', 'watchers', 'sessions'],
+  dependsOn: ['tenancy', 'address-pool', 'invoices', 'watchers', 'sessions'],
   exports: X402_EXPORTS,
   config: X402ConfigSchema,
   errors: [x402Errors],
@@ -25,13 +25,17 @@ export const x402Plugin = definePlugin({
   register: ({ config }) => ({
     x402Config: serviceValue(config),
     x402Networks: service(['chains', 'watchersOutputs', 'x402Config'], (deps) => new X402Networks(deps)),
-    x402GasWallets: service(['db', 'x402Config'], (deps) => new GasWallets(deps)),
+    x402GasWallets: service(['db', 'x402Config', 'watchersOutputs', 'addressPoolService'], (deps) => new GasWallets(deps)),
     x402ExternalFacilitator: service(['x402Config'], (deps) => new ExternalFacilitator(deps)),
-    x402Settlements: service(['db', 'x402Config', 'x402GasWallets', 'x402ExternalFacilitator'], (deps) => new X402Settlements(deps)),
+    x402Settlements: service(['db', 'logger', 'x402Config', 'x402GasWallets', 'x402ExternalFacilitator'], (deps) => new X402Settlements(deps)),
     x402Payments: service(
       ['db', 'chains', 'logger', 'invoicesService', 'x402Config', 'x402Networks', 'x402GasWallets', 'x402Settlements'],
       (deps) => new X402Payments(deps),
     ),
+  }),
+  start: withDeps(['logger', 'x402Config', 'x402GasWallets'], async (deps) => {
+    // A key file that cannot be read stops start-up here, not the first paying agent.
+    if (deps.x402Config.settlement === 'gas_wallet') deps.x402GasWallets.checkKeys((message) => deps.logger.warn(message));
   }),
 });
 

@@ -1,9 +1,11 @@
-import type { TransferAuthorization } from '@gw/kernel';
+import { isUniqueViolation, newId, sql, sqlQuery, type TransferAuthorization } from '@gw/kernel';
 import type { Knex } from 'knex';
+import type { Logger } from 'pino';
 import type { X402Config } from '../config.js';
 import type { FacilitatorRequest, SettleResponse } from '../protocol/messages.js';
+import { X402_REASONS } from '../protocol/reasons.js';
 import type { ExternalFacilitator } from './external-facilitator.js';
-import type { GasWallets } from './gas-wallets.js';
+import { GasWalletSendError, type GasWallets } from './gas-wallets.js';
 import type { PaymentTarget } from './payment-target.js';
 import type { X402Asset } from './x402-networks.js';
 
@@ -43,33 +45,208 @@ export interface SettlementView {
   readonly settled_at_iso: string | null;
 }
 
+/** How often the receipt is asked for while a settlement waits for it. */
+const RECEIPT_POLL_MS = 250;
+/** PostgreSQL's bigint: a `validBefore` beyond it (a uint256 may be) is stored as this, which is forever all the same. */
+const BIGINT_MAX = (1n << 63n) - 1n;
+const TX_HASH = /^0x[0-9a-fA-F]{64}$/;
+
+/** A settlement refused before anything was sent: its transaction rolls back, the answer carries the reason. */
+class Refusal extends Error {
+  constructor(
+    readonly reason: string,
+    message: string | undefined,
+  ) {
+    super(message ?? reason);
+  }
+}
+
+interface SettlementRow {
+  id: string;
+  project_id: string;
+  invoice_id: string;
+  source: string;
+  chain: string;
+  network: string;
+  coin: string;
+  payer: string;
+  pay_to: string;
+  value_units: string;
+  mode: string;
+  status: string;
+  tx_hash: string | null;
+  gas_address: string | null;
+  spend_units: string | null;
+  error_reason: string | null;
+  created_at: Date;
+  settled_at: Date | null;
+}
+
 /**
  * Settlement of verified payments (issue 41): one row per authorization in `x402_settlements`,
  * inserted first so that of two instances settling one authorization at once exactly one sends a
  * transaction (the other gets `invalid_exact_evm_nonce_already_used`); then the submission by the
  * gas wallet (`GasWallets.submit`, under its caps, nothing sent on a refusal) or the external
- * facilitator; then the wait for the receipt, up to `receiptWaitSeconds`.
+ * facilitator; then the wait for the receipt, up to `receiptWaitSeconds`. The invoice is never
+ * touched here: the watchers see the transfer and the lifecycle credits it.
  */
 export class X402Settlements {
-  constructor(private readonly deps: { db: Knex; x402Config: X402Config; x402GasWallets: GasWallets; x402ExternalFacilitator: ExternalFacilitator }) {}
+  constructor(
+    private readonly deps: { db: Knex; logger: Logger; x402Config: X402Config; x402GasWallets: GasWallets; x402ExternalFacilitator: ExternalFacilitator },
+  ) {}
 
+  /**
+   * Settles `payment`: `{ success: true, transaction }` once mined with the authorization's
+   * Transfer; `settlement_pending` (with the transaction) when not mined within
+   * `receiptWaitSeconds`; else `success: false` with the protocol's reason (`transaction` is ""
+   * when nothing was sent). Never throws.
+   */
   async settle(payment: VerifiedPayment): Promise<SettleResponse> {
-    void payment;
-    void this.deps;
-    throw new Error('X402Settlements.settle: not built yet');
+    const { asset } = payment;
+    const mode = this.deps.x402Config.settlement;
+    if (mode === 'off') return this.failure(payment, X402_REASONS.settle, 'x402 settlement is off here (plugins.x402.settlement).');
+    const id = newId();
+    let txHash: string;
+    try {
+      txHash = await this.deps.db.transaction(async (trx) => {
+        await this.insert(trx, id, mode, payment);
+        if (mode === 'gas_wallet') {
+          const sent = await this.deps.x402GasWallets.submit(trx, asset, id, payment.authorization, payment.signature, payment.gasUnits);
+          if ('refused' in sent) throw new Refusal(X402_REASONS.settle, sent.message);
+          return sent.txHash;
+        }
+        // The row's transaction stays open while the facilitator works: a concurrent settler of the same authorization waits on it.
+        const answer = await this.deps.x402ExternalFacilitator.settle(payment.request);
+        if (!answer.transaction) throw new Refusal(answer.errorReason ?? X402_REASONS.settle, answer.errorMessage);
+        const hash = answer.transaction.toLowerCase();
+        await sqlQuery(trx, sql`update x402_settlements set tx_hash = ${hash} where id = ${id}`);
+        return hash;
+      });
+    } catch (error) {
+      if (error instanceof Refusal) return this.failure(payment, error.reason, error.message);
+      if (isUniqueViolation(error, 'x402_settlements_authorization')) {
+        return this.failure(payment, X402_REASONS.nonceUsed, 'This authorization is settled here already.');
+      }
+      if (error instanceof GasWalletSendError) return this.failure(payment, X402_REASONS.transactionFailed, error.message);
+      this.deps.logger.error({ err: error, chain: asset.chain, network: asset.network, payer: payment.payer }, 'x402 settlement failed');
+      return this.failure(payment, X402_REASONS.settle, 'The settlement failed unexpectedly; nothing was recorded.');
+    }
+    return this.awaitReceipt(id, payment, txHash);
   }
 
   /** Whether this gateway recorded a settlement of the authorization (verify's replay check). */
   async known(asset: X402Asset, payer: string, nonce: string): Promise<boolean> {
-    void asset;
-    void payer;
-    void nonce;
-    throw new Error('X402Settlements.known: not built yet');
+    const [row] = await sqlQuery<{ known: boolean }>(
+      this.deps.db,
+      sql`select exists(select 1 from x402_settlements
+                         where chain = ${asset.chain} and network = ${asset.network} and asset = ${asset.asset.toLowerCase()}
+                           and payer = ${payer.toLowerCase()} and auth_nonce = ${nonce.toLowerCase()}) as known`,
+    );
+    return row!.known;
   }
 
   /** The latest settlements, newest first (operator reads). */
   async list(filter: { readonly projectId?: string; readonly status?: string; readonly limit: number }): Promise<SettlementView[]> {
-    void filter;
-    throw new Error('X402Settlements.list: not built yet');
+    const rows = await sqlQuery<SettlementRow>(
+      this.deps.db,
+      sql`select id, project_id, invoice_id, source, chain, network, coin, payer, pay_to, value_units::text as value_units, mode, status,
+                 tx_hash, gas_address, spend_units::text as spend_units, error_reason, created_at, settled_at
+            from x402_settlements
+           where (${filter.projectId ?? null}::text is null or project_id = ${filter.projectId ?? null})
+             and (${filter.status ?? null}::text is null or status = ${filter.status ?? null})
+           order by created_at desc, id desc
+           limit ${Math.max(1, Math.min(1000, Math.floor(filter.limit)))}`,
+    );
+    return rows.map((row) => ({
+      id: row.id,
+      project_id: row.project_id,
+      invoice_id: row.invoice_id,
+      source: row.source,
+      chain: row.chain,
+      network: row.network,
+      coin: row.coin,
+      payer: row.payer,
+      pay_to: row.pay_to,
+      amount_units: row.value_units,
+      mode: row.mode,
+      status: row.status,
+      tx_hash: row.tx_hash,
+      gas_address: row.gas_address,
+      spend_units: row.spend_units,
+      error_reason: row.error_reason,
+      created_at_iso: row.created_at.toISOString(),
+      settled_at_iso: row.settled_at?.toISOString() ?? null,
+    }));
+  }
+
+  /** The settlement's row, `submitted`; a second one of the same authorization waits for the first's transaction, then fails unique. */
+  private async insert(trx: Knex.Transaction, id: string, mode: 'gas_wallet' | 'facilitator', payment: VerifiedPayment): Promise<void> {
+    const { asset, authorization, target } = payment;
+    const validBefore = authorization.validBefore > BIGINT_MAX ? BIGINT_MAX : authorization.validBefore;
+    await sqlQuery(
+      trx,
+      sql`insert into x402_settlements (id, project_id, invoice_id, source, chain, network, coin, asset, payer, pay_to,
+                                        value_units, auth_nonce, valid_before, mode, status)
+          values (${id}, ${target.projectId}, ${target.invoiceId}, ${target.source}, ${asset.chain}, ${asset.network}, ${asset.coin},
+                  ${asset.asset.toLowerCase()}, ${payment.payer.toLowerCase()}, ${authorization.to.toLowerCase()},
+                  ${authorization.value.toString()}::numeric, ${authorization.nonce.toLowerCase()}, ${validBefore.toString()}::bigint,
+                  ${mode}, 'submitted')`,
+    );
+  }
+
+  /**
+   * Waits for the settlement's receipt up to `receiptWaitSeconds` (a wait, not state: the row
+   * says `submitted` meanwhile), then records what the chain says.
+   */
+  private async awaitReceipt(id: string, payment: VerifiedPayment, txHash: string): Promise<SettleResponse> {
+    const { asset, authorization } = payment;
+    const deadline = Date.now() + this.deps.x402Config.receiptWaitSeconds * 1000;
+    let receipt = null;
+    for (;;) {
+      try {
+        receipt = TX_HASH.test(txHash) ? await asset.transfers.receipt(txHash, authorization, asset.domain) : null;
+      } catch (error) {
+        // A provider failing a moment is waited out like a block not mined yet.
+        this.deps.logger.warn({ err: error, tx: txHash }, 'x402 settlement receipt not readable');
+      }
+      if (receipt || Date.now() >= deadline) break;
+      await new Promise((resolve) => setTimeout(resolve, RECEIPT_POLL_MS));
+    }
+    const done = { transaction: txHash, network: asset.caip, payer: payment.payer };
+    if (!receipt) {
+      await this.record(id, 'pending');
+      return {
+        success: false,
+        errorReason: X402_REASONS.pending,
+        errorMessage: `${txHash} was not mined within ${this.deps.x402Config.receiptWaitSeconds} s.`,
+        ...done,
+      };
+    }
+    if (receipt.success && receipt.transferLogged) {
+      await this.record(id, 'settled');
+      return { success: true, ...done };
+    }
+    const message = receipt.success ? `${txHash} logged no Transfer of the authorization.` : `${txHash} reverted.`;
+    await this.record(id, 'failed', X402_REASONS.transactionFailed, message);
+    return { success: false, errorReason: X402_REASONS.transactionFailed, errorMessage: message, ...done };
+  }
+
+  /** The chain's word on a sent settlement; a database failing now is logged, not thrown: the transaction is out and the answer says so. */
+  private async record(id: string, status: 'settled' | 'pending' | 'failed', reason?: string, message?: string): Promise<void> {
+    try {
+      await sqlQuery(
+        this.deps.db,
+        sql`update x402_settlements
+               set status = ${status}, settled_at = case when ${status}::text = 'settled' then now() else settled_at end,
+                   error_reason = ${reason ?? null}, error_message = ${message ?? null}
+             where id = ${id}`,
+      );
+    } catch (error) {
+      this.deps.logger.error({ err: error, settlement: id, status }, 'x402 settlement status not recorded');
+    }
+  }
+
+  private failure(payment: VerifiedPayment, reason: string, message: string): SettleResponse {
+    return { success: false, errorReason: reason, errorMessage: message, transaction: '', network: payment.asset.caip, payer: payment.payer };
   }
 }
