@@ -14,9 +14,13 @@ export interface ProjectPrincipal {
 
 /** Who made a request. Set on `ctx.state.auth` by the route's authenticator. */
 export interface AuthContext {
-  /** `btcpay_token`: a Greenfield API key of the BTCPay-compatible API (`Authorization: token <key>`). */
-  readonly method: 'api_key' | 'pat' | 'oauth' | 'btcpay_token';
-  /** Id of the API key, PAT, OAuth token or Greenfield API key. */
+  /**
+   * `btcpay_token`: a Greenfield API key of the BTCPay-compatible API (`Authorization: token <key>`).
+   * `x402_facilitator`: a project's x402 facilitator token (`Authorization: Bearer x402_…`), derived
+   * from its API secret, on the facilitator routes partners point the x402 middleware at.
+   */
+  readonly method: 'api_key' | 'pat' | 'oauth' | 'btcpay_token' | 'x402_facilitator';
+  /** Id of the API key, PAT, OAuth token or Greenfield API key (the project's id for an x402 facilitator token). */
   readonly credentialId: string;
   /** The project the credential acts for (API keys always; PATs when bound to a project). */
   readonly project?: ProjectPrincipal;

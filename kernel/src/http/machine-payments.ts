@@ -1,5 +1,5 @@
 import type { Context } from 'koa';
-import { extensionPoint } from '../extensions/extension-point.js';
+import { extensionPoint, type Extensions } from '../extensions/extension-point.js';
 import type { RouteResult } from './route.js';
 
 /** What a payer URL stands for: an invoice (`/checkout/:token`) or a checkout session (`/pay/:token`). */
@@ -28,3 +28,13 @@ export interface MachinePaymentResponder {
 
 /** The payer URLs' machine-payment responders (`contribute(MACHINE_PAYMENT_RESPONDERS, …)`). */
 export const MACHINE_PAYMENT_RESPONDERS = extensionPoint<MachinePaymentResponder>('http.machine-payment-responders');
+
+/**
+ * How a payer URL's route asks the responders, after it found its payable and before it renders
+ * HTML: the first responder that claims the request answers; undefined (no claim, or the claiming
+ * responder cannot serve this payable) means the page as before.
+ */
+export async function machinePaymentAnswer(extensions: Extensions, ctx: Context, payable: Payable): Promise<RouteResult | undefined> {
+  const responder = extensions.of(MACHINE_PAYMENT_RESPONDERS).find(({ item }) => item.claims(ctx))?.item;
+  return responder?.answer(ctx, payable);
+}

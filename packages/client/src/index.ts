@@ -43,3 +43,12 @@ export {
 } from './sessions.js';
 export { OPERATIONS, type Operations } from './generated/operations.js';
 export type * from './operation-types.js';
+export {
+  X402_FACILITATOR_PATH,
+  gatewayAsset,
+  gatewayPayTo,
+  x402FacilitatorToken,
+  type X402AssetInfo,
+  type X402FacilitatorAccess,
+  type X402PayToContext,
+} from './x402.js';

@@ -14,12 +14,17 @@ function subtle(): Promise<Subtle> {
   return subtlePromise;
 }
 
-/** Lowercase hex HMAC-SHA256 of `message` (a string as UTF-8, or bytes) under `secret` (UTF-8). */
-export async function hmacSha256Hex(secret: string, message: string | Uint8Array): Promise<string> {
+/** HMAC-SHA256 of `message` (a string as UTF-8, or bytes) under `secret` (UTF-8). */
+export async function hmacSha256(secret: string, message: string | Uint8Array): Promise<Uint8Array> {
   const crypto = await subtle();
   const key = await crypto.importKey('raw', encoder.encode(secret), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
   const data = typeof message === 'string' ? encoder.encode(message) : message;
-  const mac = new Uint8Array(await crypto.sign('HMAC', key, data as Uint8Array<ArrayBuffer>));
+  return new Uint8Array(await crypto.sign('HMAC', key, data as Uint8Array<ArrayBuffer>));
+}
+
+/** Lowercase hex HMAC-SHA256 of `message` (a string as UTF-8, or bytes) under `secret` (UTF-8). */
+export async function hmacSha256Hex(secret: string, message: string | Uint8Array): Promise<string> {
+  const mac = await hmacSha256(secret, message);
   let hex = '';
   for (const byte of mac) hex += byte.toString(16).padStart(2, '0');
   return hex;

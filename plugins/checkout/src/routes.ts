@@ -1,4 +1,4 @@
-import { AppError, defineRoute, type RouteDefinition, type RouteResult, withDeps } from '@gw/kernel';
+import { AppError, defineRoute, machinePaymentAnswer, type RouteDefinition, type RouteResult, withDeps } from '@gw/kernel';
 import { CHECKOUT_TOKEN_PATTERN, type CheckoutInvoice, type InvoiceView } from '@gw/plugin-invoices/contract';
 import type { Context } from 'koa';
 import Type, { type Static } from 'typebox';
@@ -145,7 +145,7 @@ export const checkoutRoutes = withDeps(
         method: 'GET',
         path: '/checkout/:token',
         hidden: true,
-        summary: 'The hosted checkout page of an invoice (HTML).',
+        summary: 'The hosted checkout page of an invoice (HTML); to a machine client, its payment answer (x402: 402 with the requirements).',
         auth: 'none',
         params: PAYER_TOKEN_PARAMS,
         query: PageQuery,
@@ -153,6 +153,13 @@ export const checkoutRoutes = withDeps(
           const locale = payerLocale(ctx, query);
           const found = await locate(params.token);
           if (!found) return notFound(locale);
+          // An agent paying over HTTP (x402) asks the same URL without HTML; a browser never reaches a responder.
+          const machine = await machinePaymentAnswer(deps.extensions, ctx, {
+            kind: 'invoice',
+            projectId: found.invoice.project_id,
+            invoiceId: found.invoice.id,
+          });
+          if (machine) return machine;
           const branding = await deps.checkoutBranding.forProject(found.invoice.project_id);
           const shown = panelsFor(found.projectKind);
           const panelError = query.sim_error && /^[a-z_]+$/.test(query.sim_error) ? query.sim_error : undefined;

@@ -1,8 +1,11 @@
-import { definePlugin, service, serviceValue, withDeps } from '@gw/kernel';
+import { contribute, definePlugin, MACHINE_PAYMENT_RESPONDERS, service, serviceValue, withDeps } from '@gw/kernel';
 import { m0001X402 } from '../migrations/0001_x402.js';
 import { X402ConfigSchema } from './config.js';
 import { X402_EXPORTS } from './contract.js';
 import { x402Errors } from './errors.js';
+import { createFacilitatorAuthenticator } from './facilitator-authenticator.js';
+import { FACILITATOR_ROUTES_DEPS, facilitatorRoutes } from './routes/facilitator-routes.js';
+import { PAYER_URL_RESPONDER_DEPS, payerUrlResponder } from './routes/payer-url-responder.js';
 import { ExternalFacilitator } from './services/external-facilitator.js';
 import { GasWallets } from './services/gas-wallets.js';
 import { X402Networks } from './services/x402-networks.js';
@@ -37,6 +40,17 @@ export const x402Plugin = definePlugin({
     // A key file that cannot be read stops start-up here, not the first paying agent.
     if (deps.x402Config.settlement === 'gas_wallet') deps.x402GasWallets.checkKeys((message) => deps.logger.warn(message));
   }),
+  // The facilitator routes' credential: a token derived from the project's API secret.
+  authenticators: withDeps(['tenancyApiKeys', 'tenancyProjects'], (deps) => ({ x402_facilitator: createFacilitatorAuthenticator(deps) })),
+  // The facilitator for partners' own APIs.
+  routes: withDeps([...FACILITATOR_ROUTES_DEPS], (deps) => facilitatorRoutes(deps)),
+  contributes: [
+    // The payer URLs (an invoice's checkout page, a session's page) answer x402 clients.
+    contribute(
+      MACHINE_PAYMENT_RESPONDERS,
+      withDeps([...PAYER_URL_RESPONDER_DEPS], (deps) => [payerUrlResponder(deps)]),
+    ),
+  ],
 });
 
 export * from './contract.js';

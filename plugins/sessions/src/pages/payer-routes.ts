@@ -1,4 +1,4 @@
-import { AppError, hashToken, withDeps, type Actor, type RouteDefinition, type RouteResult } from '@gw/kernel';
+import { AppError, hashToken, machinePaymentAnswer, withDeps, type Actor, type RouteDefinition, type RouteResult } from '@gw/kernel';
 import { payerFormRoute, payerPageHeaders, payerPageRoute, qrSvg, type Locale } from '@gw/plugin-checkout/contract';
 import { isRateUnavailable } from '@gw/plugin-rates/contract';
 import { normaliseEmail } from '@gw/plugin-tenancy/contract';
@@ -69,7 +69,7 @@ function refusalOf(error: unknown, action: 'pick' | 'email' | 'open'): Refusal {
  * payer's language with the refusal's status.
  */
 export const payerRoutes = withDeps(
-  ['sessionsCheckout', 'sessionsLinks', 'invoicesService', 'checkoutBranding', 'chains', 'rateLimiter', 'db'],
+  ['sessionsCheckout', 'sessionsLinks', 'invoicesService', 'checkoutBranding', 'chains', 'rateLimiter', 'db', 'extensions'],
   (deps): RouteDefinition[] => {
     const headers = (locale: Locale, extra: Record<string, string> = {}) => ({ ...payerPageHeaders(locale), ...extra });
     const notFound = (locale: Locale, what: 'not_found' | 'receipt_not_found' = 'not_found'): RouteResult => ({
@@ -147,10 +147,22 @@ export const payerRoutes = withDeps(
 
     return [
       ...PAYER_ASSETS.routes,
-      payerPageRoute('/pay/:token', "A checkout session's page: the payer picks the coin (HTML).", async ({ ctx, token, locale }) => {
-        const payer = await session(token);
-        return payer ? showSession(ctx, token, payer, locale, 200) : notFound(locale);
-      }),
+      payerPageRoute(
+        '/pay/:token',
+        "A checkout session's page: the payer picks the coin (HTML); to a machine client, its payment answer (x402).",
+        async ({ ctx, token, locale }) => {
+          const payer = await session(token);
+          if (!payer) return notFound(locale);
+          // An agent paying over HTTP (x402) asks the same URL without HTML; a browser never reaches a responder.
+          const machine = await machinePaymentAnswer(deps.extensions, ctx, {
+            kind: 'session',
+            projectId: payer.session.project_id,
+            sessionId: payer.session.id,
+            token,
+          });
+          return machine ?? showSession(ctx, token, payer, locale, 200);
+        },
+      ),
       sessionAction(
         '/pay/:token/coin',
         'Picks (or switches to) a coin from the session’s page (form post), then on to its checkout page.',
