@@ -1,11 +1,16 @@
 import { contribute, definePlugin, MACHINE_PAYMENT_RESPONDERS, service, serviceValue, withDeps } from '@gw/kernel';
+import { dashboardPages } from '@gw/plugin-dashboard/contract';
 import { m0001X402 } from '../migrations/0001_x402.js';
+import { x402Commands } from './cli.js';
 import { X402ConfigSchema } from './config.js';
 import { X402_EXPORTS } from './contract.js';
+import { X402_PAGE_DEPS, x402Page } from './dashboard/x402-page.js';
 import { x402Errors } from './errors.js';
 import { createFacilitatorAuthenticator } from './facilitator-authenticator.js';
 import { FACILITATOR_ROUTES_DEPS, facilitatorRoutes } from './routes/facilitator-routes.js';
 import { PAYER_URL_RESPONDER_DEPS, payerUrlResponder } from './routes/payer-url-responder.js';
+import { createX402Metrics } from './metrics.js';
+import { x402Readiness } from './readiness.js';
 import { ExternalFacilitator } from './services/external-facilitator.js';
 import { GasWallets } from './services/gas-wallets.js';
 import { X402Networks } from './services/x402-networks.js';
@@ -27,6 +32,7 @@ export const x402Plugin = definePlugin({
   migrations: [m0001X402],
   register: ({ config }) => ({
     x402Config: serviceValue(config),
+    x402Metrics: service(['metrics'], ({ metrics }) => createX402Metrics(metrics.registry)),
     x402Networks: service(['chains', 'watchersOutputs', 'x402Config'], (deps) => new X402Networks(deps)),
     x402GasWallets: service(['db', 'x402Config', 'watchersOutputs', 'addressPoolService'], (deps) => new GasWallets(deps)),
     x402ExternalFacilitator: service(['x402Config'], (deps) => new ExternalFacilitator(deps)),
@@ -50,7 +56,11 @@ export const x402Plugin = definePlugin({
       MACHINE_PAYMENT_RESPONDERS,
       withDeps([...PAYER_URL_RESPONDER_DEPS], (deps) => [payerUrlResponder(deps)]),
     ),
+    // Its dashboard page (ADR 0011).
+    dashboardPages(X402_PAGE_DEPS, [x402Page]),
   ],
+  cli: x402Commands,
+  readiness: x402Readiness,
 });
 
 export * from './contract.js';
