@@ -10,34 +10,31 @@
 import { createServer, type Server } from 'node:http';
 import test from 'ava';
 import express from 'express';
-import { signedFetch, type TestKernel } from '@gw/kernel/testing';
+import { signedFetch } from '@gw/kernel/testing';
 import { plugins } from '@gw/app-gateway';
-import { closeServer, listenOnLoopback, Receiver, stopAll, startX402Gateway, type TestProject, X402Anvil, x402Project } from '@gw/testing';
+import { closeServer, listenOnLoopback, Receiver, stopAll } from '@gw/testing';
+import { ANVIL_CAIP, startX402, USDC, type X402Harness } from '@gw/plugin-x402/testing';
 import { gatewayAsset, gatewayPayTo, x402FacilitatorToken } from '@gw/client';
 import { HTTPFacilitatorClient } from '@x402/core/server';
 import { decodePaymentResponseHeader } from '@x402/core/http';
 import { ExactEvmScheme as ExactEvmServerScheme } from '@x402/evm/exact/server';
 import { paymentMiddleware, x402ResourceServer } from '@x402/express';
-import { payingFetch, untilPaid, webhookOf } from './peers.js';
+import { payingFetch, transfersTo, untilPaid, webhookOf } from './peers.js';
 
 const PRICE = '0.25';
 const PRICE_UNITS = 250_000n;
-let x402: X402Anvil;
-let gw: TestKernel;
+let h: X402Harness;
 let receiver: Receiver;
-let project: TestProject;
 let partner: Server;
 let partnerUrl: string;
 
 test.before(async () => {
-  x402 = await X402Anvil.start();
   receiver = await Receiver.start();
-  gw = await startX402Gateway(x402, { plugins, config: await x402.gatewayConfig() });
-  project = await x402Project(gw, `${receiver.url}/hooks`);
+  h = await startX402({ plugins, webhookUrl: `${receiver.url}/hooks` });
 
   // The partner's API, configured as its docs would tell it: the gateway is up before the middleware asks /supported.
-  const facilitatorUrl = `${gw.url}/api/v1/x402/facilitator`;
-  const token = await x402FacilitatorToken(project.projectId, project.secret);
+  const facilitatorUrl = `${h.gw.url}/api/v1/x402/facilitator`;
+  const token = await x402FacilitatorToken(h.project.projectId, h.project.secret);
   const asset = await gatewayAsset({ facilitatorUrl, token, coin: 'usdc' });
   const facilitator = new HTTPFacilitatorClient({
     url: facilitatorUrl,
@@ -70,28 +67,28 @@ test.before(async () => {
   partner = createServer(app);
   partnerUrl = `http://127.0.0.1:${await listenOnLoopback(partner)}`;
 });
-test.after.always(() => stopAll(partner ? { close: () => closeServer(partner) } : undefined, gw, x402, receiver));
+test.after.always(() => stopAll(partner ? { close: () => closeServer(partner) } : undefined, h, receiver));
 
 test('three calls to a partner’s API paid with @x402/fetch through the gateway as facilitator: three 200s, three invoices paid into the operator’s pool, three invoice.paid webhooks', async (t) => {
-  const payer = await x402.payer(10n ** 7n);
-  const pay = payingFetch(x402, payer);
+  const payer = await h.payer(10n * USDC);
+  const pay = payingFetch(h, payer);
   const settlements = [];
   for (let call = 0; call < 3; call++) {
     const response = await pay(`${partnerUrl}/forecast`);
     t.is(response.status, 200, await response.clone().text());
     t.deepEqual(await response.json(), { forecast: 'sunny' });
     const settled = decodePaymentResponseHeader(response.headers.get('payment-response')!);
-    t.like(settled, { success: true, network: x402.caip });
+    t.like(settled, { success: true, network: ANVIL_CAIP });
     settlements.push(settled.transaction);
   }
   t.is(new Set(settlements).size, 3, 'three transactions');
 
   // Each call's payTo was a fresh invoice of the project; each got exactly its price from the payer.
-  const listed = (await signedFetch(gw.url, '/api/v1/invoices?limit=100', project)).body.data as any[];
+  const listed = (await signedFetch(h.gw.url, '/api/v1/invoices?limit=100', h.project)).body.data as any[];
   const invoices = listed.filter((i) => i.external_id.startsWith('x402_'));
   t.is(invoices.length, 3, JSON.stringify(listed.map((i) => i.external_id)));
   t.is(new Set(invoices.map((i) => i.address.toLowerCase())).size, 3, 'three distinct addresses');
-  const transfers = (await Promise.all(invoices.map((i) => x402.transfersTo(i.address)))).flat();
+  const transfers = (await Promise.all(invoices.map((i) => transfersTo(h, i.address)))).flat();
   t.deepEqual(
     transfers.map((tr) => [tr.from, tr.value]),
     invoices.map(() => [payer.address, PRICE_UNITS]),
@@ -99,18 +96,18 @@ test('three calls to a partner’s API paid with @x402/fetch through the gateway
   t.deepEqual(new Set(transfers.map((tr) => tr.txHash)), new Set(settlements));
   t.true(invoices.every((i) => i.coin === 'usdc' && i.amount_crypto === PRICE));
   // The addresses are the operator's own: the project's pool, derived from its verified wallet.
-  const pool = await gw.kernel.cradle.addressPoolService.lookupAddresses(
+  const pool = await h.gw.kernel.cradle.addressPoolService.lookupAddresses(
     'eth',
     invoices.map((i) => i.address),
   );
   t.deepEqual(
     pool.map((p) => [p.projectId, p.state]),
-    invoices.map(() => [project.projectId, 'allocated']),
+    invoices.map(() => [h.project.projectId, 'allocated']),
   );
 
   for (const invoice of invoices) {
-    await untilPaid(gw, x402, project, invoice.id);
-    await webhookOf(receiver, project, 'invoice.paid', invoice.id);
+    await untilPaid(h, invoice.id);
+    await webhookOf(receiver, h.project, 'invoice.paid', invoice.id);
   }
-  t.is(await x402.chain.balanceOf(x402.token, payer.address), 10n ** 7n - 3n * PRICE_UNITS);
+  t.is(await h.balanceOf(payer.address), 10n * USDC - 3n * PRICE_UNITS);
 });

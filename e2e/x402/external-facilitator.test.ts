@@ -14,7 +14,8 @@ import express from 'express';
 import { getAddress, Wallet } from 'ethers';
 import type { TestKernel } from '@gw/kernel/testing';
 import { plugins } from '@gw/app-gateway';
-import { closeServer, listenOnLoopback, Receiver, stopAll, startX402Gateway, type TestProject, X402Anvil, x402Project } from '@gw/testing';
+import { closeServer, listenOnLoopback, Receiver, stopAll } from '@gw/testing';
+import { ANVIL_CAIP, startX402, USDC, type X402Harness } from '@gw/plugin-x402/testing';
 import { x402Facilitator } from '@x402/core/facilitator';
 import { decodePaymentResponseHeader } from '@x402/core/http';
 import { toFacilitatorEvmSigner } from '@x402/evm';
@@ -22,13 +23,12 @@ import { ExactEvmScheme as ExactEvmFacilitatorScheme } from '@x402/evm/exact/fac
 import { createWalletClient, http, publicActions } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { foundry } from 'viem/chains';
-import { altered, payingFetch, payerHttpClient, paymentRequiredAt, untilPaid, usdcInvoice, webhookOf } from './peers.js';
+import { altered, gasNonce, payingFetch, payerHttpClient, paymentRequiredAt, transfersTo, untilPaid, webhookOf } from './peers.js';
 
-const USDC = 10n ** 6n;
-let x402: X402Anvil;
+let h: X402Harness;
+/** The instance whose settlement is the external facilitator's (the harness's own settles with its gas wallet). */
 let gw: TestKernel;
 let receiver: Receiver;
-let project: TestProject;
 let facilitatorServer: Server;
 let facilitatorAddress: string;
 const facilitatorCalls: string[] = [];
@@ -36,7 +36,7 @@ const facilitatorCalls: string[] = [];
 /** The official facilitator over HTTP (`POST /verify`, `POST /settle`, `GET /supported`), its gas paid by `privateKey`'s account on anvil. */
 async function startFacilitator(privateKey: `0x${string}`): Promise<{ server: Server; url: string }> {
   const account = privateKeyToAccount(privateKey);
-  const wallet = createWalletClient({ account, chain: foundry, transport: http(x402.chain.anvil.url) }).extend(publicActions);
+  const wallet = createWalletClient({ account, chain: foundry, transport: http(h.chain.anvil.url) }).extend(publicActions);
   const signer = toFacilitatorEvmSigner(
     {
       address: account.address,
@@ -49,10 +49,7 @@ async function startFacilitator(privateKey: `0x${string}`): Promise<{ server: Se
     },
     { confirmationTimeoutMs: 30_000 },
   );
-  const facilitator = new x402Facilitator().register(
-    x402.caip as `${string}:${string}`,
-    new ExactEvmFacilitatorScheme(signer, { eip6492AllowedFactories: [] }),
-  );
+  const facilitator = new x402Facilitator().register(ANVIL_CAIP, new ExactEvmFacilitatorScheme(signer, { eip6492AllowedFactories: [] }));
   const app = express();
   app.use(express.json());
   app.get('/supported', (_req, res) => {
@@ -83,37 +80,35 @@ async function startFacilitator(privateKey: `0x${string}`): Promise<{ server: Se
 }
 
 test.before(async () => {
-  x402 = await X402Anvil.start();
+  receiver = await Receiver.start();
+  h = await startX402({ plugins, webhookUrl: `${receiver.url}/hooks` });
   const key = Wallet.createRandom();
   facilitatorAddress = key.address;
-  await x402.chain.anvil.sendEth(x402.chain.funder, key.address, 10n ** 18n);
+  await h.chain.anvil.sendEth(h.chain.funder, key.address, 10n ** 18n);
   const facilitator = await startFacilitator(key.privateKey as `0x${string}`);
   facilitatorServer = facilitator.server;
-  receiver = await Receiver.start();
-  gw = await startX402Gateway(x402, {
-    plugins,
-    config: await x402.gatewayConfig({
-      overrides: {
-        'plugins.x402.settlement': 'facilitator',
-        'plugins.x402.gasWallets': {},
-        'plugins.x402.facilitator': { url: facilitator.url, timeoutSeconds: 30 },
-      },
-    }),
+  // An instance of the gateway that holds no key: its settlement is the external facilitator's.
+  gw = await h.second({
+    'plugins.x402.settlement': 'facilitator',
+    'plugins.x402.gasWallets': {},
+    'plugins.x402.facilitator': { url: facilitator.url, timeoutSeconds: 30 },
   });
-  project = await x402Project(gw, `${receiver.url}/hooks`);
 });
-test.after.always(() => stopAll(gw, facilitatorServer ? { close: () => closeServer(facilitatorServer) } : undefined, x402, receiver));
+test.after.always(() => stopAll(h, facilitatorServer ? { close: () => closeServer(facilitatorServer) } : undefined, receiver));
+
+/** The invoice's payer URL at the instance settling through the facilitator. */
+const payerUrl = (invoice: any): string => invoice.checkout_url.replace(h.gw.url, gw.url);
 
 test.serial('a payment the gateway refuses (expired) never reaches the external facilitator’s /settle', async (t) => {
-  const invoice = await usdcInvoice(gw, project, '1');
-  const payer = await x402.payer(5n * USDC);
-  const client = payerHttpClient(x402, payer);
-  const asked = await paymentRequiredAt(invoice.checkout_url);
+  const invoice = await h.invoice('1');
+  const payer = await h.payer(5n * USDC);
+  const client = payerHttpClient(h, payer);
+  const asked = await paymentRequiredAt(payerUrl(invoice));
   t.is(asked.status, 402);
   const valid = await client.createPaymentPayload(asked.required!);
   const expired = await altered(valid, payer, { authorization: { validBefore: String(Math.floor(Date.now() / 1000) - 60) } });
   const before = facilitatorCalls.length;
-  const answer = await paymentRequiredAt(invoice.checkout_url, client.encodePaymentSignatureHeader(expired));
+  const answer = await paymentRequiredAt(payerUrl(invoice), client.encodePaymentSignatureHeader(expired));
   t.is(answer.status, 402);
   t.is(answer.required?.error, 'invalid_exact_evm_payload_authorization_valid_before');
   t.false(facilitatorCalls.slice(before).includes('settle'), JSON.stringify(facilitatorCalls.slice(before)));
@@ -122,26 +117,26 @@ test.serial('a payment the gateway refuses (expired) never reaches the external 
 test.serial(
   '@x402/fetch pays an invoice through a gateway whose settlement is the external facilitator’s: its transaction, its gas; the watcher turns the invoice paid',
   async (t) => {
-    const invoice = await usdcInvoice(gw, project, '2');
-    const payer = await x402.payer(5n * USDC);
-    const gasWalletNonce = await x402.gasNonce();
+    const invoice: any = await h.invoice('2');
+    const payer = await h.payer(5n * USDC);
+    const gasWalletNonce = await gasNonce(h);
     const before = facilitatorCalls.length;
-    const response = await payingFetch(x402, payer)(invoice.checkout_url);
+    const response = await payingFetch(h, payer)(payerUrl(invoice));
     const body: any = await response.json();
     t.is(response.status, 200, JSON.stringify(body));
     const settled = decodePaymentResponseHeader(response.headers.get('payment-response')!);
-    t.like(settled, { success: true, network: x402.caip });
+    t.like(settled, { success: true, network: ANVIL_CAIP });
     t.deepEqual(
       facilitatorCalls.slice(before).filter((c) => c !== 'supported'),
       ['verify', 'settle'],
     );
 
-    const tx = await x402.chain.anvil.rpc<{ from: string }>('eth_getTransactionByHash', [settled.transaction]);
+    const tx = await h.chain.anvil.rpc<{ from: string }>('eth_getTransactionByHash', [settled.transaction]);
     t.is(getAddress(tx.from), facilitatorAddress, 'the facilitator paid the gas');
-    t.is(await x402.gasNonce(), gasWalletNonce, 'the gateway sent nothing');
-    t.deepEqual(await x402.transfersTo(invoice.address), [{ from: payer.address, value: 2n * USDC, txHash: settled.transaction }]);
+    t.is(await gasNonce(h), gasWalletNonce, 'the gateway sent nothing');
+    t.deepEqual(await transfersTo(h, invoice.address), [{ from: payer.address, value: 2n * USDC, txHash: settled.transaction }]);
 
-    await untilPaid(gw, x402, project, invoice.id);
-    await webhookOf(receiver, project, 'invoice.paid', invoice.id);
+    await untilPaid(h, invoice.id);
+    await webhookOf(receiver, h.project, 'invoice.paid', invoice.id);
   },
 );

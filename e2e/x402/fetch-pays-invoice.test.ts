@@ -11,28 +11,24 @@
  */
 import test from 'ava';
 import { getAddress } from 'ethers';
-import { signedFetch, type TestKernel } from '@gw/kernel/testing';
+import { signedFetch } from '@gw/kernel/testing';
 import { plugins } from '@gw/app-gateway';
-import { Receiver, stopAll, startX402Gateway, type TestProject, X402Anvil, x402Project } from '@gw/testing';
+import { Receiver, stopAll } from '@gw/testing';
+import { ANVIL_CAIP, startX402, USDC, USDC_DOMAIN, type X402Harness } from '@gw/plugin-x402/testing';
 import { decodePaymentResponseHeader } from '@x402/core/http';
-import { paymentRequiredAt, payingFetch, untilPaid, usdcInvoice, webhookOf } from './peers.js';
+import { gasNonce, paymentRequiredAt, payingFetch, transfersTo, untilPaid, webhookOf } from './peers.js';
 
-const USDC = 10n ** 6n;
-let x402: X402Anvil;
-let gw: TestKernel;
+let h: X402Harness;
 let receiver: Receiver;
-let project: TestProject;
 
 test.before(async () => {
-  x402 = await X402Anvil.start();
   receiver = await Receiver.start();
-  gw = await startX402Gateway(x402, { plugins, config: await x402.gatewayConfig() });
-  project = await x402Project(gw, `${receiver.url}/hooks`);
+  h = await startX402({ plugins, webhookUrl: `${receiver.url}/hooks` });
 });
-test.after.always(() => stopAll(gw, x402, receiver));
+test.after.always(() => stopAll(h, receiver));
 
 test('@x402/fetch pays an invoice’s checkout URL: 402 with its requirements, settled by the gas wallet, the watcher turns it paid, invoice.paid arrives signed', async (t) => {
-  const invoice = await usdcInvoice(gw, project, '1.5');
+  const invoice: any = await h.invoice('1.5');
   const units = 1_500_000n;
 
   // What an agent sees first: 402 and the requirements of this invoice, nothing else.
@@ -44,12 +40,12 @@ test('@x402/fetch pays an invoice’s checkout URL: 402 with its requirements, s
     [
       {
         scheme: 'exact',
-        network: x402.caip,
-        asset: x402.token,
+        network: ANVIL_CAIP,
+        asset: getAddress(h.usdc),
         amount: units.toString(),
         payTo: getAddress(invoice.address),
         maxTimeoutSeconds: 300,
-        extra: { name: 'USD Coin', version: '2' },
+        extra: USDC_DOMAIN,
       },
     ],
   );
@@ -58,39 +54,40 @@ test('@x402/fetch pays an invoice’s checkout URL: 402 with its requirements, s
   t.is(page.status, 200);
   t.regex(page.headers.get('content-type') ?? '', /text\/html/);
 
-  const payer = await x402.payer(10n * USDC);
-  const gasBefore = await x402.gasNonce();
-  const response = await payingFetch(x402, payer)(invoice.checkout_url);
+  const payer = await h.payer(10n * USDC);
+  const gasBefore = await gasNonce(h);
+  const response = await payingFetch(h, payer)(invoice.checkout_url);
   const body: any = await response.json();
   t.is(response.status, 200, JSON.stringify(body));
   const settled = decodePaymentResponseHeader(response.headers.get('payment-response')!);
-  t.like(settled, { success: true, network: x402.caip, payer: payer.address });
+  t.like(settled, { success: true, network: ANVIL_CAIP });
+  t.is(getAddress(settled.payer!), payer.address);
   t.regex(settled.transaction, /^0x[0-9a-f]{64}$/);
-  t.like(body, { object: 'x402_payment', invoice_id: invoice.id, transaction: settled.transaction, network: x402.caip });
+  t.like(body, { object: 'x402_payment', invoice_id: invoice.id, transaction: settled.transaction, network: ANVIL_CAIP });
   t.is(getAddress(body.payer), payer.address);
 
   // On chain: one transaction of the gas wallet, the token moved from the payer into the invoice's address.
-  t.is(await x402.gasNonce(), gasBefore + 1n);
-  const receipt = await x402.chain.anvil.receipt(settled.transaction);
+  t.is(await gasNonce(h), gasBefore + 1n);
+  const receipt = await h.chain.anvil.receipt(settled.transaction);
   t.is(receipt.status, '0x1');
-  t.deepEqual(await x402.transfersTo(invoice.address), [{ from: payer.address, value: units, txHash: settled.transaction }]);
-  t.is(await x402.chain.balanceOf(x402.token, invoice.address), units);
-  t.is(await x402.chain.balanceOf(x402.token, payer.address), 10n * USDC - units);
+  t.deepEqual(await transfersTo(h, invoice.address), [{ from: payer.address, value: units, txHash: settled.transaction }]);
+  t.is(await h.balanceOf(invoice.address), units);
+  t.is(await h.balanceOf(payer.address), 10n * USDC - units);
 
   // The settlement's word credits nothing: the watcher does.
-  t.not((await signedFetch(gw.url, `/api/v1/invoices/${invoice.id}`, project)).body.status, 'paid');
-  const paid = await untilPaid(gw, x402, project, invoice.id);
+  t.not((await signedFetch(h.gw.url, `/api/v1/invoices/${invoice.id}`, h.project)).body.status, 'paid');
+  const paid = await untilPaid(h, invoice.id);
   t.deepEqual(
     paid.transactions.map((tx: any) => [tx.tx_hash, tx.amount_units, tx.status]),
     [[settled.transaction, units.toString(), 'confirmed']],
   );
-  const hook = await webhookOf(receiver, project, 'invoice.paid', invoice.id);
+  const hook = await webhookOf(receiver, h.project, 'invoice.paid', invoice.id);
   t.is(hook.data.invoice_id, invoice.id);
 
   // The treasury shows the money at the invoice's address.
-  const { rows } = await gw.kernel.cradle.treasuryBalances.balances(
-    { groupBy: 'address', chain: 'eth', network: 'anvil', projectId: project.projectId, limit: 100 },
-    { projectId: project.projectId },
+  const { rows } = await h.gw.kernel.cradle.treasuryBalances.balances(
+    { groupBy: 'address', chain: 'eth', network: 'anvil', projectId: h.project.projectId, limit: 100 },
+    { projectId: h.project.projectId },
   );
   t.like(
     rows.find((r) => r.coin === 'usdc' && r.address?.toLowerCase() === invoice.address.toLowerCase()),
@@ -103,8 +100,8 @@ test('@x402/fetch pays an invoice’s checkout URL: 402 with its requirements, s
 });
 
 test('@x402/fetch pays a checkout session’s URL: the session’s coin is picked for the agent, the invoice settled, the session completes', async (t) => {
-  const created = await signedFetch(gw.url, '/api/v1/checkout-sessions', {
-    ...project,
+  const created = await signedFetch(h.gw.url, '/api/v1/checkout-sessions', {
+    ...h.project,
     method: 'POST',
     body: { price_currency: 'usdc', price_amount: '2.5' },
   });
@@ -113,21 +110,21 @@ test('@x402/fetch pays a checkout session’s URL: the session’s coin is picke
 
   const asked = await paymentRequiredAt(session.url);
   t.is(asked.status, 402);
-  t.like(asked.required?.accepts[0], { scheme: 'exact', network: x402.caip, asset: x402.token, amount: '2500000' });
+  t.like(asked.required?.accepts[0], { scheme: 'exact', network: ANVIL_CAIP, asset: getAddress(h.usdc), amount: '2500000' });
 
-  const payer = await x402.payer(10n * USDC);
-  const response = await payingFetch(x402, payer)(session.url);
+  const payer = await h.payer(10n * USDC);
+  const response = await payingFetch(h, payer)(session.url);
   const body: any = await response.json();
   t.is(response.status, 200, JSON.stringify(body));
   const settled = decodePaymentResponseHeader(response.headers.get('payment-response')!);
   t.true(settled.success);
   t.like(body, { object: 'x402_payment', session_id: session.id, transaction: settled.transaction });
 
-  const picked = (await signedFetch(gw.url, `/api/v1/checkout-sessions/${session.id}`, project)).body;
+  const picked = (await signedFetch(h.gw.url, `/api/v1/checkout-sessions/${session.id}`, h.project)).body;
   t.like(picked, { coin: 'usdc', invoice_id: body.invoice_id });
-  t.is(asked.required?.accepts[0]?.payTo, getAddress((await signedFetch(gw.url, `/api/v1/invoices/${body.invoice_id}`, project)).body.address));
+  t.is(asked.required?.accepts[0]?.payTo, getAddress((await signedFetch(h.gw.url, `/api/v1/invoices/${body.invoice_id}`, h.project)).body.address));
 
-  await untilPaid(gw, x402, project, body.invoice_id);
-  await webhookOf(receiver, project, 'invoice.paid', body.invoice_id);
-  t.is((await signedFetch(gw.url, `/api/v1/checkout-sessions/${session.id}`, project)).body.status, 'completed');
+  await untilPaid(h, body.invoice_id);
+  await webhookOf(receiver, h.project, 'invoice.paid', body.invoice_id);
+  t.is((await signedFetch(h.gw.url, `/api/v1/checkout-sessions/${session.id}`, h.project)).body.status, 'completed');
 });

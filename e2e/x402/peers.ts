@@ -3,9 +3,10 @@
  * independent peers (the gateway implements the protocol itself), invoices over the signed API,
  * the watcher driven to `paid`, and the signed webhooks read at the partner's receiver.
  */
-import { signedFetch, waitFor, type TestKernel } from '@gw/kernel/testing';
-import type { Receiver, TestProject, X402Account, X402Anvil } from '@gw/testing';
-import { scanOnce } from '@gw/plugin-treasury/testing';
+import { signedFetch, waitFor } from '@gw/kernel/testing';
+import type { Receiver, TestProject } from '@gw/testing';
+import { ANVIL_CAIP, type X402Harness } from '@gw/plugin-x402/testing';
+import { getAddress, id as eventTopic, zeroPadValue, type Wallet } from 'ethers';
 import { verifyWebhook } from '@gw/webhook-verify';
 import { decodePaymentRequiredHeader } from '@x402/core/http';
 import type { PaymentPayload, PaymentRequired, PaymentRequirements } from '@x402/core/types';
@@ -14,32 +15,24 @@ import { ExactEvmScheme } from '@x402/evm/exact/client';
 import { wrapFetchWithPayment, x402Client, x402HTTPClient } from '@x402/fetch';
 import { privateKeyToAccount } from 'viem/accounts';
 
+/** The payer's key as viem takes it. */
+const viemAccount = (payer: Wallet) => privateKeyToAccount(payer.privateKey as `0x${string}`);
+
 /** A payer's x402 client (`exact` on anvil's network with a viem account), its spend controls opened to the test token. */
-export function payerClient(x402: X402Anvil, payer: X402Account): x402Client {
+export function payerClient(h: X402Harness, payer: Wallet): x402Client {
   return new x402Client()
-    .register(x402.caip as `${string}:${string}`, new ExactEvmScheme(privateKeyToAccount(payer.privateKey)))
-    .setSpendControls({ allowedAssets: [{ network: x402.caip as `${string}:${string}`, asset: x402.token }] });
+    .register(ANVIL_CAIP, new ExactEvmScheme(viemAccount(payer)))
+    .setSpendControls({ allowedAssets: [{ network: ANVIL_CAIP, asset: getAddress(h.usdc) }] });
 }
 
 /** `fetch` that pays a 402 the way an agent's does: `@x402/fetch` around `payerClient`. */
-export function payingFetch(x402: X402Anvil, payer: X402Account): typeof fetch {
-  return wrapFetchWithPayment(fetch, payerClient(x402, payer));
+export function payingFetch(h: X402Harness, payer: Wallet): typeof fetch {
+  return wrapFetchWithPayment(fetch, payerClient(h, payer));
 }
 
 /** The manual side of the same client: payloads made from a 402 (to alter them) and encoded as the header. */
-export function payerHttpClient(x402: X402Anvil, payer: X402Account): x402HTTPClient {
-  return new x402HTTPClient(payerClient(x402, payer));
-}
-
-/** An invoice of `amount` test USDC (`usdc` on eth/anvil) over the signed API; throws unless created. */
-export async function usdcInvoice(gw: TestKernel, project: TestProject, amount: string): Promise<any> {
-  const created = await signedFetch(gw.url, '/api/v1/invoices', {
-    ...project,
-    method: 'POST',
-    body: { external_id: `x402-${Math.random().toString(36).slice(2)}`, coin: 'usdc', amount_crypto: amount },
-  });
-  if (created.status !== 201) throw new Error(`invoice: ${created.status} ${JSON.stringify(created.body)}`);
-  return created.body;
+export function payerHttpClient(h: X402Harness, payer: Wallet): x402HTTPClient {
+  return new x402HTTPClient(payerClient(h, payer));
 }
 
 /** What a machine client's plain GET of a payer URL answers: status, the decoded `PAYMENT-REQUIRED`, the body. */
@@ -57,13 +50,13 @@ export async function paymentRequiredAt(
  * Scans eth/anvil until the invoice is `paid`, mining a block between passes (confirmations);
  * answers the invoice as the API shows it.
  */
-export async function untilPaid(gw: TestKernel, x402: X402Anvil, project: TestProject, invoiceId: string): Promise<any> {
+export async function untilPaid(h: X402Harness, invoiceId: string): Promise<any> {
   return waitFor(
     async () => {
-      await scanOnce(gw, 'eth', 'anvil');
-      const invoice = (await signedFetch(gw.url, `/api/v1/invoices/${invoiceId}`, project)).body;
+      await h.scan();
+      const invoice = (await signedFetch(h.gw.url, `/api/v1/invoices/${invoiceId}`, h.project)).body;
       if (invoice.status === 'paid') return invoice;
-      await x402.chain.anvil.mine(1);
+      await h.chain.anvil.mine(1);
       return undefined;
     },
     30_000,
@@ -92,12 +85,12 @@ export type Authorization = { from: string; to: string; value: string; validAfte
 /** `payment` with `change` applied to what it accepted and to its authorization, signed again by `payer` under the domain of the (changed) accepted asset and network. */
 export async function altered(
   payment: PaymentPayload,
-  payer: X402Account,
+  payer: Wallet,
   change: { accepted?: Partial<PaymentRequirements>; authorization?: Partial<Authorization> },
 ): Promise<PaymentPayload> {
   const accepted = { ...payment.accepted, ...change.accepted };
   const authorization = { ...(payment.payload['authorization'] as Authorization), ...change.authorization };
-  const signature = await privateKeyToAccount(payer.privateKey).signTypedData({
+  const signature = await viemAccount(payer).signTypedData({
     domain: {
       name: String(accepted.extra['name']),
       version: String(accepted.extra['version']),
@@ -116,4 +109,19 @@ export async function altered(
     },
   });
   return { ...payment, accepted, payload: { authorization, signature } };
+}
+
+const TRANSFER = eventTopic('Transfer(address,address,uint256)');
+
+/** The test token's `Transfer` logs into `to` (every block), oldest first. */
+export async function transfersTo(h: X402Harness, to: string): Promise<{ readonly from: string; readonly value: bigint; readonly txHash: string }[]> {
+  const logs = await h.chain.anvil.rpc<{ topics: string[]; data: string; transactionHash: string }[]>('eth_getLogs', [
+    { address: h.usdc, fromBlock: '0x0', toBlock: 'latest', topics: [TRANSFER, null, zeroPadValue(getAddress(to), 32)] },
+  ]);
+  return logs.map((log) => ({ from: getAddress(`0x${log.topics[1]!.slice(26)}`), value: BigInt(log.data), txHash: log.transactionHash }));
+}
+
+/** What the gas wallet has sent so far (its next nonce, pending counted). */
+export async function gasNonce(h: X402Harness): Promise<bigint> {
+  return BigInt(await h.chain.anvil.rpc<string>('eth_getTransactionCount', [h.gasWallet.address, 'pending']));
 }

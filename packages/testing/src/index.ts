@@ -26,4 +26,3 @@ export * from './api-invoices.js';
 export * from './solidity.js';
 export * from './evm-treasury-chain.js';
 export * from './provider-replay/index.js';
-export * from './x402-gateway.js';
