@@ -108,7 +108,7 @@ test('x402 settlements: the settlement with its invoice, amount, gas spend and t
     error_reason: null,
   });
   t.is(row.spend!.unit, 'ETH');
-  t.is(row.spend!.units, row.spend_units ?? undefined);
+  t.is(row.spend!.units, String(row.spend_units));
   t.truthy(row.settled_at_iso);
   t.is(
     (await cli<{ settlements: SettlementRow[] }>(h.gw, 'settlements', { status: 'settled', project: h.project.projectId, limit: '1' })).settlements.length,
