@@ -99,7 +99,7 @@ test.serial(
     t.truthy(settled, 'PAYMENT-RESPONSE decodes');
     t.like(settled, { success: true, network: ANVIL_CAIP, payer: payer.address });
     t.regex(settled!.transaction, /^0x[0-9a-f]{64}$/);
-    const body = await res.json();
+    const body = (await res.json()) as { status: string; session_id?: string };
     t.like(body, { object: 'x402_payment', invoice_id: invoice.id, transaction: settled!.transaction, network: ANVIL_CAIP, payer: payer.address });
     t.is(body.session_id, undefined);
     t.true(['pending', 'detected', 'paid', 'partial'].includes(body.status));
