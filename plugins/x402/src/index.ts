@@ -14,6 +14,7 @@ import { x402Readiness } from './readiness.js';
 import { ExternalFacilitator } from './services/external-facilitator.js';
 import { GasWallets } from './services/gas-wallets.js';
 import { X402Networks } from './services/x402-networks.js';
+import { X402Offers } from './services/x402-offers.js';
 import { X402Payments } from './services/x402-payments.js';
 import { X402Settlements } from './services/x402-settlements.js';
 
@@ -33,14 +34,26 @@ export const x402Plugin = definePlugin({
   register: ({ config }) => ({
     x402Config: serviceValue(config),
     x402Metrics: service(['metrics'], ({ metrics }) => createX402Metrics(metrics.registry)),
-    x402Networks: service(['chains', 'watchersOutputs', 'x402Config'], (deps) => new X402Networks(deps)),
+    x402Networks: service(['chains', 'watchersOutputs', 'x402Config', 'logger'], (deps) => new X402Networks(deps)),
     x402GasWallets: service(['db', 'x402Config', 'watchersOutputs', 'addressPoolService'], (deps) => new GasWallets(deps)),
     x402ExternalFacilitator: service(['x402Config'], (deps) => new ExternalFacilitator(deps)),
     x402Settlements: service(['db', 'logger', 'x402Config', 'x402GasWallets', 'x402ExternalFacilitator'], (deps) => new X402Settlements(deps)),
     x402Payments: service(
-      ['db', 'chains', 'logger', 'invoicesService', 'x402Config', 'x402Networks', 'x402GasWallets', 'x402Settlements'],
+      [
+        'db',
+        'chains',
+        'logger',
+        'invoicesService',
+        'tenancyProjects',
+        'x402Config',
+        'x402Networks',
+        'x402GasWallets',
+        'x402Settlements',
+        'x402ExternalFacilitator',
+      ],
       (deps) => new X402Payments(deps),
     ),
+    x402Offers: service(['db', 'chains', 'rateLimiter', 'invoicesService', 'x402Config', 'x402Networks', 'x402Payments'], (deps) => new X402Offers(deps)),
   }),
   start: withDeps(['logger', 'x402Config', 'x402GasWallets'], async (deps) => {
     // A key file that cannot be read stops start-up here, not the first paying agent.

@@ -1,0 +1,276 @@
+/**
+ * Settlement by the gateway's own gas wallet (issue 41, item 2) on a real anvil node and a real
+ * PostgreSQL: `X402Settlements.settle` of payments a payer signed, the gas wallet's transaction
+ * mined, the authorization's row; one transaction per authorization however many settlers ask at
+ * once (two gateways on one database); the caps per settlement and per 24 hours refusing before
+ * anything is sent; consecutive gas nonces; the receipt's outcomes (settled, reverted, not mined).
+ */
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import test from 'ava';
+import { TRANSFER_TOPIC } from '@gw/chain-evm';
+import type { TestKernel } from '@gw/kernel/testing';
+import { Wallet, zeroPadValue } from 'ethers';
+import { X402_REASONS } from '../src/protocol/reasons.js';
+import { GAS_CAPS, startX402, USDC, type X402Harness } from './helpers.js';
+import { usdcAsset, verifiedPayment } from './settle-payment.js';
+
+let h: X402Harness;
+/** A second gateway on the same database and node, the same gas wallet. */
+let other: TestKernel;
+test.before(async () => {
+  h = await startX402({ poolSize: 16 });
+  other = await h.second();
+});
+test.after.always(() => h?.stop());
+
+const settlements = (gw: TestKernel = h.gw) => gw.kernel.cradle.x402Settlements;
+const gasAddress = () => h.gasWallet.address;
+/** The gas wallet's next nonce, pending transactions counted (what a sent transaction would move). */
+const pendingNonce = async () => Number(BigInt(await h.chain.anvil.rpc<string>('eth_getTransactionCount', [gasAddress(), 'pending'])));
+const rowsOf = async (invoiceId: string) =>
+  (await settlements().list({ projectId: h.project.projectId, limit: 1000 })).filter((r) => r.invoice_id === invoiceId);
+/** The token's Transfer events from `from` to `to`, ever. */
+async function transfers(from: string, to: string): Promise<number> {
+  const topic = (address: string) => zeroPadValue(address.toLowerCase(), 32);
+  const logs = await h.chain.anvil.rpc<unknown[]>('eth_getLogs', [
+    { fromBlock: '0x0', toBlock: 'latest', address: h.usdc, topics: [TRANSFER_TOPIC, topic(from), topic(to)] },
+  ]);
+  return logs.length;
+}
+const gasWalletsConfig = (caps: { maxPerSettlementUnits: string; maxPerDayUnits: string }) => ({
+  'plugins.x402.gasWallets': { eth: { anvil: { privateKeyFile: h.gasKeyFile, ...caps } } },
+});
+
+test.serial('one settlement: the gas wallet submits the authorization, it is mined, the row says settled, the invoice address holds the amount', async (t) => {
+  const invoice = await h.invoice('1.25');
+  const payer = await h.payer(5n * USDC);
+  const payment = await verifiedPayment(h, invoice, payer);
+  const before = await h.sentCount(gasAddress());
+  t.false(await settlements().known(payment.asset, payer.address, payment.authorization.nonce));
+
+  const settled = await settlements().settle(payment);
+
+  t.like(settled, { success: true, network: 'eip155:31337', payer: payer.address });
+  t.regex(settled.transaction, /^0x[0-9a-f]{64}$/);
+  t.is(await h.balanceOf(invoice.address), 1_250_000n);
+  t.is(await h.balanceOf(payer.address), 5n * USDC - 1_250_000n);
+  t.is(await h.sentCount(gasAddress()), before + 1);
+  const tx = await h.chain.anvil.rpc<{ from: string; to: string; nonce: string }>('eth_getTransactionByHash', [settled.transaction]);
+  t.is(tx.from.toLowerCase(), gasAddress().toLowerCase());
+  t.is(tx.to.toLowerCase(), h.usdc.toLowerCase());
+  t.is(Number(BigInt(tx.nonce)), before);
+
+  const [row] = await rowsOf(invoice.id);
+  t.like(row, {
+    project_id: h.project.projectId,
+    source: 'invoice',
+    chain: 'eth',
+    network: 'anvil',
+    coin: 'usdc',
+    payer: payer.address.toLowerCase(),
+    pay_to: invoice.address.toLowerCase(),
+    amount_units: '1250000',
+    mode: 'gas_wallet',
+    status: 'settled',
+    tx_hash: settled.transaction,
+    gas_address: gasAddress().toLowerCase(),
+    error_reason: null,
+  });
+  t.true(BigInt(row!.spend_units!) > 0n);
+  t.truthy(row!.settled_at_iso);
+  t.true(
+    await settlements().known(payment.asset, payer.address.toUpperCase().replace('0X', '0x'), payment.authorization.nonce.toUpperCase().replace('0X', '0x')),
+  );
+  // Nothing is credited on the settlement's word: the invoice waits for the watchers.
+  t.is((await h.reload(invoice.id)).status, 'pending');
+});
+
+test.serial(
+  'one authorization settled at once twice here and once on a second gateway: one transaction, the others invalid_exact_evm_nonce_already_used',
+  async (t) => {
+    const invoice = await h.invoice('2');
+    const payer = await h.payer(2n * USDC);
+    const payment = await verifiedPayment(h, invoice, payer);
+    const onOther = { ...payment, asset: await usdcAsset(h, other) };
+    const before = await h.sentCount(gasAddress());
+
+    const answers = await Promise.all([settlements().settle(payment), settlements(other).settle(onOther), settlements().settle(payment)]);
+
+    const won = answers.filter((a) => a.success);
+    t.is(won.length, 1);
+    for (const lost of answers.filter((a) => !a.success)) {
+      t.like(lost, { errorReason: X402_REASONS.nonceUsed, transaction: '', network: 'eip155:31337' });
+    }
+    t.is(await h.sentCount(gasAddress()), before + 1);
+    t.is(await pendingNonce(), before + 1);
+    t.is(await transfers(payer.address, invoice.address), 1);
+    t.is(await h.balanceOf(invoice.address), 2n * USDC);
+    const rows = await rowsOf(invoice.id);
+    t.is(rows.length, 1);
+    t.like(rows[0], { status: 'settled', tx_hash: won[0]!.transaction });
+    // Asked again later, it is refused the same way, and sends nothing.
+    t.like(await settlements(other).settle(onOther), { success: false, errorReason: X402_REASONS.nonceUsed });
+    t.is(await pendingNonce(), before + 1);
+  },
+);
+
+test.serial('the cap per settlement refuses before anything is sent: no transaction, no row, the authorization still settles elsewhere', async (t) => {
+  const capped = await h.second(gasWalletsConfig({ maxPerSettlementUnits: '1000', maxPerDayUnits: GAS_CAPS.maxPerDayUnits }));
+  const invoice = await h.invoice('0.5');
+  const payer = await h.payer(USDC);
+  const payment = await verifiedPayment(h, invoice, payer, { gw: capped });
+  const before = await pendingNonce();
+
+  const refused = await settlements(capped).settle(payment);
+
+  t.like(refused, { success: false, errorReason: X402_REASONS.settle, transaction: '', payer: payer.address });
+  t.regex(refused.errorMessage!, /above the gas wallet's cap of 1000 per settlement \(plugins\.x402\.gasWallets\.eth\.anvil\.maxPerSettlementUnits\)/);
+  t.is(await pendingNonce(), before);
+  t.is(await h.balanceOf(invoice.address), 0n);
+  t.deepEqual(await rowsOf(invoice.id), []);
+  t.false(await settlements().known(payment.asset, payer.address, payment.authorization.nonce));
+  t.like(await capped.kernel.cradle.x402GasWallets.precheck(payment.asset, 1001n), { refused: 'settlement_cap' });
+  t.is(await capped.kernel.cradle.x402GasWallets.precheck(payment.asset, 1000n), undefined);
+
+  // Nothing of the authorization was used: the gateway with room settles it.
+  t.like(await settlements().settle(payment), { success: true });
+  t.is(await h.balanceOf(invoice.address), 500_000n);
+});
+
+test.serial('the cap per 24 hours: a settlement passes while the sum stays under it, the next that would pass it is refused before sending', async (t) => {
+  const wallets = h.gw.kernel.cradle.x402GasWallets;
+  const [view] = await wallets.views();
+  const spent = BigInt(view!.spent_24h_units);
+  const [latest] = await settlements().list({ status: 'settled', limit: 1 });
+  const last = BigInt(latest!.spend_units!);
+  // Room for one more settlement like the last (the base fee of anvil's near-empty blocks only falls), not for two.
+  const perDay = spent + (last * 5n) / 4n;
+  const daily = await h.second(gasWalletsConfig({ maxPerSettlementUnits: GAS_CAPS.maxPerSettlementUnits, maxPerDayUnits: perDay.toString() }));
+  const [first, second] = [await h.invoice('0.1'), await h.invoice('0.2')];
+  const payer = await h.payer(USDC);
+  const one = await verifiedPayment(h, first, payer, { gw: daily });
+  const two = await verifiedPayment(h, second, payer, { gw: daily });
+
+  t.like(await settlements(daily).settle(one), { success: true });
+  const before = await pendingNonce();
+  const refused = await settlements(daily).settle(two);
+
+  t.like(refused, { success: false, errorReason: X402_REASONS.settle, transaction: '' });
+  t.regex(refused.errorMessage!, new RegExp(`above its cap of ${perDay} per day \\(plugins\\.x402\\.gasWallets\\.eth\\.anvil\\.maxPerDayUnits\\)`));
+  t.is(await pendingNonce(), before);
+  t.is(await h.balanceOf(second.address), 0n);
+  t.deepEqual(await rowsOf(second.id), []);
+  const [after] = await daily.kernel.cradle.x402GasWallets.views();
+  t.true(BigInt(after!.spent_24h_units) > spent);
+  t.true(BigInt(after!.spent_24h_units) <= perDay);
+  t.like(await daily.kernel.cradle.x402GasWallets.precheck(two.asset, last), { refused: 'day_cap' });
+});
+
+test.serial('settlements in a row, from two gateways at once: consecutive gas nonces, none skipped, none reused', async (t) => {
+  const start = await pendingNonce();
+  const payments = [];
+  for (let i = 0; i < 6; i++) {
+    const gw = i % 2 === 0 ? h.gw : other;
+    payments.push({ gw, payment: await verifiedPayment(h, await h.invoice(`0.0${i + 1}`), await h.payer(USDC), { gw }) });
+  }
+
+  const answers = await Promise.all(payments.map(({ gw, payment }) => settlements(gw).settle(payment)));
+
+  t.true(answers.every((a) => a.success));
+  const nonces = await Promise.all(
+    answers.map(async (a) => Number(BigInt((await h.chain.anvil.rpc<{ nonce: string }>('eth_getTransactionByHash', [a.transaction])).nonce))),
+  );
+  t.deepEqual(
+    [...nonces].sort((a, b) => a - b),
+    [0, 1, 2, 3, 4, 5].map((i) => start + i),
+  );
+  t.is(await h.sentCount(gasAddress()), start + 6);
+});
+
+test.serial('the gas wallet settles only into pool addresses: an authorization to another address is refused, nothing sent', async (t) => {
+  const invoice = await h.invoice('0.3');
+  const payer = await h.payer(USDC);
+  const stranger = Wallet.createRandom().address;
+  const payment = await verifiedPayment(h, invoice, payer, { payment: { authorization: { to: stranger } } });
+  const before = await pendingNonce();
+
+  const refused = await settlements().settle(payment);
+
+  t.like(refused, { success: false, errorReason: X402_REASONS.settle, transaction: '' });
+  t.regex(refused.errorMessage!, /settles only into the operator's pool addresses/);
+  t.is(await pendingNonce(), before);
+  t.is(await h.balanceOf(stranger), 0n);
+  t.deepEqual(await rowsOf(invoice.id), []);
+});
+
+test.serial('an authorization a third party submitted first: the settlement is mined reverted and recorded failed', async (t) => {
+  const invoice = await h.invoice('0.4');
+  const payer = await h.payer(USDC);
+  const payment = await verifiedPayment(h, invoice, payer);
+  await h.submitDirectly(payment.payload);
+
+  const failed = await settlements().settle(payment);
+
+  t.like(failed, { success: false, errorReason: X402_REASONS.transactionFailed, payer: payer.address });
+  t.regex(failed.transaction, /^0x[0-9a-f]{64}$/);
+  t.regex(failed.errorMessage!, /reverted/);
+  t.like((await rowsOf(invoice.id))[0], { status: 'failed', tx_hash: failed.transaction, error_reason: X402_REASONS.transactionFailed });
+  t.is(await transfers(payer.address, invoice.address), 1);
+});
+
+test.serial('not mined within receiptWaitSeconds: settlement_pending naming the transaction, the row pending; it lands once mined', async (t) => {
+  const waiting = await h.second({ 'plugins.x402.receiptWaitSeconds': 1 });
+  const invoice = await h.invoice('0.6');
+  const payer = await h.payer(USDC);
+  const payment = await verifiedPayment(h, invoice, payer, { gw: waiting });
+  await h.chain.anvil.pauseMining();
+  let pending;
+  try {
+    pending = await settlements(waiting).settle(payment);
+  } finally {
+    await h.chain.anvil.resumeMining();
+  }
+
+  t.like(pending, { success: false, errorReason: X402_REASONS.pending, network: 'eip155:31337' });
+  t.regex(pending.transaction, /^0x[0-9a-f]{64}$/);
+  t.like((await rowsOf(invoice.id))[0], { status: 'pending', tx_hash: pending.transaction });
+  await h.chain.anvil.mine(1);
+  t.is(await h.balanceOf(invoice.address), 600_000n);
+});
+
+test.serial('the views: the wallet, its balance, what it spent in 24 hours (the rows summed) and its caps', async (t) => {
+  const [view, ...more] = await h.gw.kernel.cradle.x402GasWallets.views();
+  t.is(more.length, 0);
+  const rows = await settlements().list({ limit: 1000 });
+  const spent = rows.reduce((sum, r) => sum + BigInt(r.spend_units ?? '0'), 0n);
+  t.deepEqual(view, {
+    chain: 'eth',
+    network: 'anvil',
+    address: h.gasWallet.address,
+    balance_units: (await h.chain.ethBalance(h.gasWallet.address)).toString(),
+    spent_24h_units: spent.toString(),
+    max_per_settlement_units: GAS_CAPS.maxPerSettlementUnits,
+    max_per_day_units: GAS_CAPS.maxPerDayUnits,
+  });
+  t.is(h.gw.kernel.cradle.x402GasWallets.address('eth', 'anvil'), h.gasWallet.address);
+  t.is(h.gw.kernel.cradle.x402GasWallets.address('eth', 'sepolia'), undefined);
+});
+
+test.serial(
+  'the key file is checked at start: a gateway whose gas wallet key is unreadable or malformed does not start, the key never in the error',
+  async (t) => {
+    const caps = { maxPerSettlementUnits: GAS_CAPS.maxPerSettlementUnits, maxPerDayUnits: GAS_CAPS.maxPerDayUnits };
+    const missing = join(h.gasKeyFile, '..', 'missing.key');
+    await t.throwsAsync(h.second({ 'plugins.x402.gasWallets': { eth: { anvil: { privateKeyFile: missing, ...caps } } } }), {
+      message: /x402 gas wallet key file .*missing\.key cannot be read \(ENOENT\)/,
+    });
+    const malformed = join(h.gasKeyFile, '..', 'malformed.key');
+    const secret = `0x${'ab'.repeat(31)}zz`;
+    await writeFile(malformed, secret, { mode: 0o600 });
+    const error = await t.throwsAsync(h.second({ 'plugins.x402.gasWallets': { eth: { anvil: { privateKeyFile: malformed, ...caps } } } }), {
+      message: /x402 gas wallet key file .*malformed\.key is not a private key/,
+    });
+    t.false(String(error?.message).includes(secret.slice(2, 20)));
+  },
+);
