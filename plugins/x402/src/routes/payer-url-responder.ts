@@ -130,8 +130,9 @@ async function sessionInvoiceOffer(deps: ResponderDeps, session: SessionView, in
   );
 }
 
-/** Whether the session offers `coin` and x402 can pay it on the network of the session's project kind. */
+/** Whether the session offers `coin` and x402 can pay it on the network of the session's project kind (never a sandbox's). */
 async function payableCoin(deps: ResponderDeps, session: SessionView, coin: string): Promise<boolean> {
+  if (session.mode === 'sandbox') return false;
   if (!(session.allowed_coins as readonly string[]).includes(coin) || !(deps.chains.coinIds() as readonly string[]).includes(coin)) return false;
   const network = networkFor(deps.chains.coin(coin).adapter.definition, session.mode);
   return (await deps.x402Networks.asset(coin, network.id)) !== undefined;
