@@ -82,6 +82,8 @@ test.serial('a guarded tool without its payment gets the paywall’s answer and 
   t.false(runs.includes('free'));
   t.is(seen.at(-1)!.tool, 'paid_echo');
   t.is(seen.at(-1)!.project.id, projectId);
+  t.like(seen.at(-1)!.actor, { channel: 'mcp' });
+  t.regex(seen.at(-1)!.actor.actor, /^pat:/);
   await client.close();
 });
 

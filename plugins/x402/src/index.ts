@@ -1,4 +1,4 @@
-import { contribute, definePlugin, MACHINE_PAYMENT_RESPONDERS, service, serviceValue, withDeps } from '@gw/kernel';
+import { contribute, definePlugin, MACHINE_PAYMENT_RESPONDERS, MCP_PAYWALLS, service, serviceValue, withDeps } from '@gw/kernel';
 import { dashboardPages } from '@gw/plugin-dashboard/contract';
 import { m0001X402 } from '../migrations/0001_x402.js';
 import { x402Commands } from './cli.js';
@@ -11,6 +11,9 @@ import { FACILITATOR_ROUTES_DEPS, facilitatorRoutes } from './routes/facilitator
 import { PAYER_URL_RESPONDER_DEPS, payerUrlResponder } from './routes/payer-url-responder.js';
 import { createX402Metrics } from './metrics.js';
 import { x402Readiness } from './readiness.js';
+import { x402McpTools } from './mcp/mcp-tools.js';
+import { checkPaidTools, PAID_TOOLS_CHECK_DEPS } from './mcp/paid-tools-check.js';
+import { X402_PAYWALL_DEPS, X402Paywall } from './mcp/x402-paywall.js';
 import { ExternalFacilitator } from './services/external-facilitator.js';
 import { GasWallets } from './services/gas-wallets.js';
 import { X402Networks } from './services/x402-networks.js';
@@ -55,10 +58,14 @@ export const x402Plugin = definePlugin({
     ),
     x402Offers: service(['db', 'chains', 'rateLimiter', 'invoicesService', 'x402Config', 'x402Networks', 'x402Payments'], (deps) => new X402Offers(deps)),
   }),
-  start: withDeps(['logger', 'x402Config', 'x402GasWallets'], async (deps) => {
+  start: withDeps(['x402GasWallets', ...PAID_TOOLS_CHECK_DEPS], async (deps) => {
     // A key file that cannot be read stops start-up here, not the first paying agent.
     if (deps.x402Config.settlement === 'gas_wallet') deps.x402GasWallets.checkKeys((message) => deps.logger.warn(message));
+    // A paid tool that names no tool, or a price no agent can pay, stops the start.
+    await checkPaidTools(deps);
   }),
+  // An invoice's or session's requirements, for agents that pay.
+  mcpTools: x402McpTools,
   // The facilitator routes' credential: a token derived from the project's API secret.
   authenticators: withDeps(['tenancyApiKeys', 'tenancyProjects'], (deps) => ({ x402_facilitator: createFacilitatorAuthenticator(deps) })),
   // The facilitator for partners' own APIs.
@@ -68,6 +75,11 @@ export const x402Plugin = definePlugin({
     contribute(
       MACHINE_PAYMENT_RESPONDERS,
       withDeps([...PAYER_URL_RESPONDER_DEPS], (deps) => [payerUrlResponder(deps)]),
+    ),
+    // x402's MCP transport for the paid tools (plugins.x402.paidTools).
+    contribute(
+      MCP_PAYWALLS,
+      withDeps([...X402_PAYWALL_DEPS], (deps) => [new X402Paywall(deps)]),
     ),
     // Its dashboard page (ADR 0011).
     dashboardPages(X402_PAGE_DEPS, [x402Page]),

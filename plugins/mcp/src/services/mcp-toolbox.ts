@@ -136,10 +136,11 @@ export class McpToolbox {
         ? { ...(tool.access.projectKind ? { projectKind: tool.access.projectKind } : {}), ...(tool.access.write ? { write: true } : {}) }
         : undefined;
       await enforceAccess(access, { ...principal.auth, project }, {}, NO_LOOKUP);
-      const run = () => this.run(tool, { args, project, auth: principal.auth, actor: { actor: principal.auth.actor, channel: 'mcp', requestId } }, requestId);
+      const actor = { actor: principal.auth.actor, channel: 'mcp', requestId } as const;
+      const run = () => this.run(tool, { args, project, auth: principal.auth, actor }, requestId);
       const paywall = this.paywallOf(name);
       if (!paywall) return await run();
-      return (await paywall.call({ tool: name, project, meta, requestId, run })) as ToolCallResult;
+      return (await paywall.call({ tool: name, project, meta, requestId, actor, run })) as ToolCallResult;
     } catch (error) {
       return this.failure(error, name, requestId);
     }
