@@ -7,13 +7,13 @@ import { X402_EXPORTS } from './contract.js';
 import { X402_PAGE_DEPS, x402Page } from './dashboard/x402-page.js';
 import { x402Errors } from './errors.js';
 import { createFacilitatorAuthenticator } from './facilitator-authenticator.js';
-import { FACILITATOR_ROUTES_DEPS, facilitatorRoutes } from './routes/facilitator-routes.js';
-import { PAYER_URL_RESPONDER_DEPS, payerUrlResponder } from './routes/payer-url-responder.js';
-import { createX402Metrics } from './metrics.js';
-import { x402Readiness } from './readiness.js';
 import { x402McpTools } from './mcp/mcp-tools.js';
 import { checkPaidTools, PAID_TOOLS_CHECK_DEPS } from './mcp/paid-tools-check.js';
 import { X402_PAYWALL_DEPS, X402Paywall } from './mcp/x402-paywall.js';
+import { createX402Metrics } from './metrics.js';
+import { x402Readiness } from './readiness.js';
+import { FACILITATOR_ROUTES_DEPS, facilitatorRoutes } from './routes/facilitator-routes.js';
+import { PAYER_URL_RESPONDER_DEPS, payerUrlResponder } from './routes/payer-url-responder.js';
 import { ExternalFacilitator } from './services/external-facilitator.js';
 import { GasWallets } from './services/gas-wallets.js';
 import { X402Networks } from './services/x402-networks.js';
@@ -58,19 +58,23 @@ export const x402Plugin = definePlugin({
     ),
     x402Offers: service(['db', 'chains', 'rateLimiter', 'invoicesService', 'x402Config', 'x402Networks', 'x402Payments'], (deps) => new X402Offers(deps)),
   }),
+  cli: x402Commands,
+  readiness: x402Readiness,
+  // An invoice's or session's requirements, for agents that pay.
+  mcpTools: x402McpTools,
   start: withDeps(['x402GasWallets', ...PAID_TOOLS_CHECK_DEPS], async (deps) => {
     // A key file that cannot be read stops start-up here, not the first paying agent.
     if (deps.x402Config.settlement === 'gas_wallet') deps.x402GasWallets.checkKeys((message) => deps.logger.warn(message));
     // A paid tool that names no tool, or a price no agent can pay, stops the start.
     await checkPaidTools(deps);
   }),
-  // An invoice's or session's requirements, for agents that pay.
-  mcpTools: x402McpTools,
   // The facilitator routes' credential: a token derived from the project's API secret.
   authenticators: withDeps(['tenancyApiKeys', 'tenancyProjects'], (deps) => ({ x402_facilitator: createFacilitatorAuthenticator(deps) })),
   // The facilitator for partners' own APIs.
   routes: withDeps([...FACILITATOR_ROUTES_DEPS], (deps) => facilitatorRoutes(deps)),
   contributes: [
+    // Its dashboard page (ADR 0011).
+    dashboardPages(X402_PAGE_DEPS, [x402Page]),
     // The payer URLs (an invoice's checkout page, a session's page) answer x402 clients.
     contribute(
       MACHINE_PAYMENT_RESPONDERS,
@@ -81,11 +85,7 @@ export const x402Plugin = definePlugin({
       MCP_PAYWALLS,
       withDeps([...X402_PAYWALL_DEPS], (deps) => [new X402Paywall(deps)]),
     ),
-    // Its dashboard page (ADR 0011).
-    dashboardPages(X402_PAGE_DEPS, [x402Page]),
   ],
-  cli: x402Commands,
-  readiness: x402Readiness,
 });
 
 export * from './contract.js';

@@ -65,8 +65,12 @@ async function gasWalletsResult(deps: X402StatusDeps): Promise<ReadinessResult> 
     };
   }
   const wallets = (await deps.x402GasWallets.views()).map((w) => gasWalletStatus(deps.chains, w));
-  const short = wallets.filter((w) => w.settlements_covered === '0');
-  const listed = wallets.map((w) => `${w.chain}.${w.network} ${w.address} (${nativeText(w.balance)}, ${w.settlements_covered} settlement(s) at the cap)`);
+  const unread = wallets.filter((w) => w.balance === null);
+  const short = wallets.flatMap((w) => (w.balance !== null && w.settlements_covered === '0' ? [{ ...w, balance: w.balance }] : []));
+  const listed = wallets.map(
+    (w) =>
+      `${w.chain}.${w.network} ${w.address} (${w.balance ? nativeText(w.balance) : 'balance unknown'}, ${w.settlements_covered ?? '?'} settlement(s) at the cap)`,
+  );
   if (short.length > 0)
     return {
       ok: false,
@@ -78,6 +82,13 @@ async function gasWalletsResult(deps: X402StatusDeps): Promise<ReadinessResult> 
         )
         .join('; ')}: x402 settlements there are refused (unexpected_settle_error).${warnings.length > 0 ? ` ${warnings.join(' ')}` : ''}`,
       fix: `Send gas money (only what settlements need: the address holds no payment) to ${short.map((w) => `${w.address} on ${w.chain}.${w.network}`).join(', ')}; \`gateway x402 status\` shows balances and caps.`,
+    };
+  if (unread.length > 0)
+    return {
+      ok: false,
+      severity: 'warning',
+      detail: `the balance of ${unread.map((w) => `${w.chain}.${w.network}'s gas wallet ${w.address}`).join(', ')} could not be read: the network is not watched here, or its node did not answer.`,
+      fix: 'Watch the network (plugins.watchers.chains, docs/watchers.md) or check its provider; `gateway x402 status` reads the balances again.',
     };
   if (warnings.length > 0) return { ok: false, severity: 'warning', detail: warnings.join(' '), fix: 'See docs/x402.md, "Gas wallet".' };
   return { ok: true, detail: `gas wallets: ${listed.join('; ')}.` };

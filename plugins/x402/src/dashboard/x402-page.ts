@@ -91,7 +91,7 @@ ${table(
   view.gas_wallets.map((w) => [
     `${w.chain} ${w.network}`,
     html`<code class="wrap">${w.address}</code>`,
-    nativeText(w.balance),
+    w.balance ? nativeText(w.balance) : html`<span class="warning">unknown: the network is not watched here or its node did not answer</span>`,
     html`${nativeText(w.spent_24h)}<br><span class="note">${nativeText(w.day_left)} left</span>`,
     nativeText(w.max_per_settlement),
     nativeText(w.max_per_day),
@@ -130,6 +130,7 @@ function settlementFacts(view: X402StatusView): SafeHtml {
 }
 
 function coveredCell(w: GasWalletStatus): SafeHtml | string {
+  if (w.settlements_covered === null) return '—';
   return w.settlements_covered === '0'
     ? html`${badge('0', 'bad')} <span class="warning">below one settlement at the cap: top it up</span>`
     : w.settlements_covered;

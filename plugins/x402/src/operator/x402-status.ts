@@ -26,14 +26,15 @@ export interface GasWalletStatus {
   readonly chain: string;
   readonly network: string;
   readonly address: string;
-  readonly balance: NativeAmount;
+  /** Null when the network is not watched here or its node did not answer. */
+  readonly balance: NativeAmount | null;
   readonly spent_24h: NativeAmount;
   readonly max_per_settlement: NativeAmount;
   readonly max_per_day: NativeAmount;
   /** What the day's cap still allows (`max_per_day` − `spent_24h`, not below 0). */
   readonly day_left: NativeAmount;
-  /** How many settlements at the per-settlement cap the balance pays for (0: settlements there are refused). */
-  readonly settlements_covered: string;
+  /** How many settlements at the per-settlement cap the balance pays for (0: settlements there are refused); null when the balance is unknown. */
+  readonly settlements_covered: string | null;
 }
 
 /** The external facilitator of `settlement: facilitator`, and what its `/supported` answered now. */
@@ -105,7 +106,7 @@ export async function x402Status(deps: X402StatusDeps): Promise<X402StatusView> 
 }
 
 export function gasWalletStatus(chains: ChainRegistry, w: Awaited<ReturnType<X402StatusDeps['x402GasWallets']['views']>>[number]): GasWalletStatus {
-  const balance = BigInt(w.balance_units);
+  const balance = w.balance_units === null ? null : BigInt(w.balance_units);
   const spent = BigInt(w.spent_24h_units);
   const perSettlement = BigInt(w.max_per_settlement_units);
   const perDay = BigInt(w.max_per_day_units);
@@ -114,12 +115,12 @@ export function gasWalletStatus(chains: ChainRegistry, w: Awaited<ReturnType<X40
     chain: w.chain,
     network: w.network,
     address: w.address,
-    balance: amount(balance),
+    balance: balance === null ? null : amount(balance),
     spent_24h: amount(spent),
     max_per_settlement: amount(perSettlement),
     max_per_day: amount(perDay),
     day_left: amount(perDay > spent ? perDay - spent : 0n),
-    settlements_covered: perSettlement === 0n ? '0' : (balance / perSettlement).toString(),
+    settlements_covered: balance === null ? null : perSettlement === 0n ? '0' : (balance / perSettlement).toString(),
   };
 }
 
