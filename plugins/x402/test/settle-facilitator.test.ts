@@ -16,7 +16,7 @@ import type { TestKernel } from '@gw/kernel/testing';
 import { Wallet } from 'ethers';
 import { X402_REASONS } from '../src/protocol/reasons.js';
 import { ANVIL_CAIP, officialFacilitator, startX402, USDC, type X402Harness } from './helpers.js';
-import { verifiedPayment } from './settle-payment.js';
+import { SMALL_POOLS, settlementsWith, verifiedPayment } from './settle-payment.js';
 
 interface Answer {
   readonly status: number;
@@ -26,8 +26,8 @@ interface Answer {
 type Handler = (method: string, path: string, body: any) => Promise<Answer>;
 
 let h: X402Harness;
-/** The gateway in `settlement: facilitator` mode, pointed at the test's facilitator. */
-let gw: TestKernel;
+/** The settlement services in `settlement: facilitator` mode, pointed at the test's facilitator, on the harness's gateway. */
+let gw: ReturnType<typeof settlementsWith>;
 let server: Server;
 let facilitatorUrl: string;
 /** The facilitator's own wallet, which pays the gas of what it settles. */
@@ -79,7 +79,7 @@ test.before(async () => {
   facilitatorUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/facilitator/`;
   authorizationFile = join(h.gasKeyFile, '..', 'facilitator-authorization');
   await writeFile(authorizationFile, '  Bearer facilitator-token-1\n', { mode: 0o600 });
-  gw = await h.second(facilitatorConfig());
+  gw = settlementsWith(h.gw, facilitatorSettings());
 });
 test.after.always(async () => {
   server?.closeAllConnections();
@@ -90,10 +90,10 @@ test.afterEach.always(() => {
   handle = official;
 });
 
-function facilitatorConfig(extra: Record<string, unknown> = {}): Record<string, unknown> {
-  return { 'plugins.x402.settlement': 'facilitator', 'plugins.x402.facilitator': { url: facilitatorUrl, authorizationFile, timeoutSeconds: 10, ...extra } };
+function facilitatorSettings(extra: { url?: string; timeoutSeconds?: number } = {}) {
+  return { settlement: 'facilitator' as const, facilitator: { url: facilitatorUrl, authorizationFile, timeoutSeconds: 10, ...extra } };
 }
-const settlements = (on: TestKernel = gw) => on.kernel.cradle.x402Settlements;
+const settlements = (on: TestKernel | ReturnType<typeof settlementsWith> = gw) => ('kernel' in on ? on.kernel.cradle.x402Settlements : on.settlements);
 const rowsOf = async (invoiceId: string) =>
   (await settlements().list({ projectId: h.project.projectId, limit: 1000 })).filter((r) => r.invoice_id === invoiceId);
 const settleRequests = () => seen.filter((s) => s.path === '/facilitator/settle').length;
@@ -101,7 +101,7 @@ const settleRequests = () => seen.filter((s) => s.path === '/facilitator/settle'
 test.serial('the external facilitator settles the verified payment with its own gas; the row says facilitator and settled', async (t) => {
   const invoice = await h.invoice('1.5');
   const payer = await h.payer(2n * USDC);
-  const payment = await verifiedPayment(h, invoice, payer, { gw });
+  const payment = await verifiedPayment(h, invoice, payer);
   const facilitatorBefore = await h.sentCount(facilitatorWallet.address);
   const gasBefore = await h.sentCount(h.gasWallet.address);
   const asked = seen.length;
@@ -127,10 +127,10 @@ test.serial('the external facilitator settles the verified payment with its own 
 test.serial(
   'one authorization settled at once by two gateways in facilitator mode: the facilitator is asked once, the other settler gets invalid_exact_evm_nonce_already_used',
   async (t) => {
-    const other = await h.second(facilitatorConfig());
+    const other = await h.second({ ...SMALL_POOLS, 'plugins.x402.settlement': 'facilitator', 'plugins.x402.facilitator': facilitatorSettings().facilitator });
     const invoice = await h.invoice('0.7');
     const payer = await h.payer(USDC);
-    const payment = await verifiedPayment(h, invoice, payer, { gw });
+    const payment = await verifiedPayment(h, invoice, payer);
     const asked = settleRequests();
 
     const answers = await Promise.all([settlements().settle(payment), settlements(other).settle(payment)]);
@@ -146,10 +146,10 @@ test.serial(
 );
 
 test.serial('verify and supported through the external facilitator; the Authorization file is read at each call', async (t) => {
-  const facilitator = gw.kernel.cradle.x402ExternalFacilitator;
+  const facilitator = gw.facilitator;
   const invoice = await h.invoice('0.25');
   const payer = await h.payer(USDC);
-  const payment = await verifiedPayment(h, invoice, payer, { gw });
+  const payment = await verifiedPayment(h, invoice, payer);
 
   t.deepEqual(await facilitator.verify(payment.request), { isValid: true, payer: payer.address });
   await writeFile(authorizationFile, 'Bearer facilitator-token-2', { mode: 0o600 });
@@ -163,7 +163,7 @@ test.serial('verify and supported through the external facilitator; the Authoriz
     ['Bearer facilitator-token-1', 'Bearer facilitator-token-2'],
   );
   // The facilitator's own refusal comes back as it gave it.
-  const other = await verifiedPayment(h, invoice, payer, { gw, payment: { authorization: { value: '1' } } });
+  const other = await verifiedPayment(h, invoice, payer, { payment: { authorization: { value: '1' } } });
   t.like(await facilitator.verify(other.request), { isValid: false, invalidReason: 'invalid_exact_evm_payload_authorization_value_mismatch' });
 });
 
@@ -171,7 +171,7 @@ test.serial("the facilitator's refusal passes through: nothing recorded, nothing
   const invoice = await h.invoice('0.3');
   const payer = await h.payer(USDC);
   // Valid on chain for 5 more seconds: the official facilitator wants 6 (a block's margin).
-  const payment = await verifiedPayment(h, invoice, payer, { gw, payment: { authorization: { validBefore: String(Math.floor(Date.now() / 1000) + 5) } } });
+  const payment = await verifiedPayment(h, invoice, payer, { payment: { authorization: { validBefore: String(Math.floor(Date.now() / 1000) + 5) } } });
   const facilitatorBefore = await h.sentCount(facilitatorWallet.address);
 
   const refused = await settlements().settle(payment);
@@ -188,7 +188,7 @@ test.serial(
   async (t) => {
     const invoice = await h.invoice('0.4');
     const payer = await h.payer(USDC);
-    const payment = await verifiedPayment(h, invoice, payer, { gw });
+    const payment = await verifiedPayment(h, invoice, payer);
     const garbage: Answer[] = [
       json({ status: 'ok' }),
       { status: 200, body: '<html><body>Welcome</body></html>', type: 'text/html' },
@@ -208,8 +208,8 @@ test.serial(
       t.deepEqual(await rowsOf(invoice.id), []);
     }
     handle = async () => json({ valid: 'yes' });
-    t.like(await gw.kernel.cradle.x402ExternalFacilitator.verify(payment.request), { isValid: false, invalidReason: X402_REASONS.verify });
-    await t.throwsAsync(gw.kernel.cradle.x402ExternalFacilitator.supported(), {
+    t.like(await gw.facilitator.verify(payment.request), { isValid: false, invalidReason: X402_REASONS.verify });
+    await t.throwsAsync(gw.facilitator.supported(), {
       name: 'ExternalFacilitatorError',
       message: /answered \/supported with no supported response/,
     });
@@ -226,11 +226,11 @@ test.serial('a facilitator that cannot be reached or does not answer in time: un
   await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
   const port = (closed.address() as AddressInfo).port;
   await new Promise((resolve) => closed.close(resolve));
-  const unreachable = await h.second(facilitatorConfig({ url: `http://127.0.0.1:${port}` }));
-  const slow = await h.second(facilitatorConfig({ timeoutSeconds: 1 }));
+  const unreachable = settlementsWith(h.gw, facilitatorSettings({ url: `http://127.0.0.1:${port}` }));
+  const slow = settlementsWith(h.gw, facilitatorSettings({ timeoutSeconds: 1 }));
   const invoice = await h.invoice('0.45');
   const payer = await h.payer(USDC);
-  const payment = await verifiedPayment(h, invoice, payer, { gw });
+  const payment = await verifiedPayment(h, invoice, payer);
 
   const refused = await settlements(unreachable).settle(payment);
   t.like(refused, { success: false, errorReason: X402_REASONS.settle, transaction: '' });

@@ -12,15 +12,15 @@ import { TRANSFER_TOPIC } from '@gw/chain-evm';
 import type { TestKernel } from '@gw/kernel/testing';
 import { Wallet, zeroPadValue } from 'ethers';
 import { X402_REASONS } from '../src/protocol/reasons.js';
-import { GAS_CAPS, startX402, USDC, type X402Harness } from './helpers.js';
-import { usdcAsset, verifiedPayment } from './settle-payment.js';
+import { GAS_CAPS, resourceOf, signPayment, startX402, USDC, type X402Harness } from './helpers.js';
+import { SMALL_POOLS, settlementsWith, usdcAsset, verifiedPayment } from './settle-payment.js';
 
 let h: X402Harness;
 /** A second gateway on the same database and node, the same gas wallet. */
 let other: TestKernel;
 test.before(async () => {
   h = await startX402({ poolSize: 16 });
-  other = await h.second();
+  other = await h.second(SMALL_POOLS);
 });
 test.after.always(() => h?.stop());
 
@@ -38,9 +38,9 @@ async function transfers(from: string, to: string): Promise<number> {
   ]);
   return logs.length;
 }
-const gasWalletsConfig = (caps: { maxPerSettlementUnits: string; maxPerDayUnits: string }) => ({
-  'plugins.x402.gasWallets': { eth: { anvil: { privateKeyFile: h.gasKeyFile, ...caps } } },
-});
+/** The settlement services under other caps of the same gas wallet (same database, same node). */
+const withCaps = (caps: { maxPerSettlementUnits: string; maxPerDayUnits: string }) =>
+  settlementsWith(h.gw, { gasWallets: { eth: { anvil: { privateKeyFile: h.gasKeyFile, ...caps } } } });
 
 test.serial('one settlement: the gas wallet submits the authorization, it is mined, the row says settled, the invoice address holds the amount', async (t) => {
   const invoice = await h.invoice('1.25');
@@ -116,13 +116,13 @@ test.serial(
 );
 
 test.serial('the cap per settlement refuses before anything is sent: no transaction, no row, the authorization still settles elsewhere', async (t) => {
-  const capped = await h.second(gasWalletsConfig({ maxPerSettlementUnits: '1000', maxPerDayUnits: GAS_CAPS.maxPerDayUnits }));
+  const capped = withCaps({ maxPerSettlementUnits: '1000', maxPerDayUnits: GAS_CAPS.maxPerDayUnits });
   const invoice = await h.invoice('0.5');
   const payer = await h.payer(USDC);
-  const payment = await verifiedPayment(h, invoice, payer, { gw: capped });
+  const payment = await verifiedPayment(h, invoice, payer);
   const before = await pendingNonce();
 
-  const refused = await settlements(capped).settle(payment);
+  const refused = await capped.settlements.settle(payment);
 
   t.like(refused, { success: false, errorReason: X402_REASONS.settle, transaction: '', payer: payer.address });
   t.regex(refused.errorMessage!, /above the gas wallet's cap of 1000 per settlement \(plugins\.x402\.gasWallets\.eth\.anvil\.maxPerSettlementUnits\)/);
@@ -130,8 +130,8 @@ test.serial('the cap per settlement refuses before anything is sent: no transact
   t.is(await h.balanceOf(invoice.address), 0n);
   t.deepEqual(await rowsOf(invoice.id), []);
   t.false(await settlements().known(payment.asset, payer.address, payment.authorization.nonce));
-  t.like(await capped.kernel.cradle.x402GasWallets.precheck(payment.asset, 1001n), { refused: 'settlement_cap' });
-  t.is(await capped.kernel.cradle.x402GasWallets.precheck(payment.asset, 1000n), undefined);
+  t.like(await capped.gasWallets.precheck(payment.asset, 1001n), { refused: 'settlement_cap' });
+  t.is(await capped.gasWallets.precheck(payment.asset, 1000n), undefined);
 
   // Nothing of the authorization was used: the gateway with room settles it.
   t.like(await settlements().settle(payment), { success: true });
@@ -146,25 +146,25 @@ test.serial('the cap per 24 hours: a settlement passes while the sum stays under
   const last = BigInt(latest!.spend_units!);
   // Room for one more settlement like the last (the base fee of anvil's near-empty blocks only falls), not for two.
   const perDay = spent + (last * 5n) / 4n;
-  const daily = await h.second(gasWalletsConfig({ maxPerSettlementUnits: GAS_CAPS.maxPerSettlementUnits, maxPerDayUnits: perDay.toString() }));
+  const daily = withCaps({ maxPerSettlementUnits: GAS_CAPS.maxPerSettlementUnits, maxPerDayUnits: perDay.toString() });
   const [first, second] = [await h.invoice('0.1'), await h.invoice('0.2')];
   const payer = await h.payer(USDC);
-  const one = await verifiedPayment(h, first, payer, { gw: daily });
-  const two = await verifiedPayment(h, second, payer, { gw: daily });
+  const one = await verifiedPayment(h, first, payer);
+  const two = await verifiedPayment(h, second, payer);
 
-  t.like(await settlements(daily).settle(one), { success: true });
+  t.like(await daily.settlements.settle(one), { success: true });
   const before = await pendingNonce();
-  const refused = await settlements(daily).settle(two);
+  const refused = await daily.settlements.settle(two);
 
   t.like(refused, { success: false, errorReason: X402_REASONS.settle, transaction: '' });
   t.regex(refused.errorMessage!, new RegExp(`above its cap of ${perDay} per day \\(plugins\\.x402\\.gasWallets\\.eth\\.anvil\\.maxPerDayUnits\\)`));
   t.is(await pendingNonce(), before);
   t.is(await h.balanceOf(second.address), 0n);
   t.deepEqual(await rowsOf(second.id), []);
-  const [after] = await daily.kernel.cradle.x402GasWallets.views();
+  const [after] = await daily.gasWallets.views();
   t.true(BigInt(after!.spent_24h_units) > spent);
   t.true(BigInt(after!.spent_24h_units) <= perDay);
-  t.like(await daily.kernel.cradle.x402GasWallets.precheck(two.asset, last), { refused: 'day_cap' });
+  t.like(await daily.gasWallets.precheck(two.asset, last), { refused: 'day_cap' });
 });
 
 test.serial('settlements in a row, from two gateways at once: consecutive gas nonces, none skipped, none reused', async (t) => {
@@ -186,6 +186,52 @@ test.serial('settlements in a row, from two gateways at once: consecutive gas no
     [0, 1, 2, 3, 4, 5].map((i) => start + i),
   );
   t.is(await h.sentCount(gasAddress()), start + 6);
+});
+
+/** A fresh invoice of `amount`, the requirement the gateway asks for it, and a payer's payment of it. */
+async function paidThroughPayments(amount: string) {
+  const invoice = await h.invoice(amount);
+  const required = await h.gw.kernel.cradle.x402Payments.requirementsFor(invoice, resourceOf(`${h.gw.url}/checkout/x`, `Invoice ${invoice.id}`));
+  const requirements = required!.accepts[0]!;
+  const payer = await h.payer(USDC);
+  const payload = await signPayment(payer, requirements);
+  return { invoice, requirements, payer, payload, target: { projectId: h.project.projectId, invoiceId: invoice.id, source: 'invoice' as const } };
+}
+
+test.serial(
+  'through x402Payments.settle (verify, then settle) on two gateways at once: one transaction, the other invalid_exact_evm_nonce_already_used',
+  async (t) => {
+    const { invoice, requirements, payer, payload, target } = await paidThroughPayments('0.8');
+    const before = await pendingNonce();
+
+    const answers = await Promise.all([
+      h.gw.kernel.cradle.x402Payments.settle(payload, requirements, target),
+      other.kernel.cradle.x402Payments.settle(payload, requirements, target),
+    ]);
+
+    t.is(answers.filter((a) => a.success).length, 1, JSON.stringify(answers));
+    t.like(
+      answers.find((a) => !a.success),
+      { errorReason: X402_REASONS.nonceUsed, transaction: '' },
+    );
+    t.is(await pendingNonce(), before + 1);
+    t.is(await transfers(payer.address, invoice.address), 1);
+    t.is(await h.balanceOf(invoice.address), 800_000n);
+  },
+);
+
+test.serial('through x402Payments.settle, over the cap per settlement: unexpected_settle_error naming the cap, nothing sent', async (t) => {
+  const capped = withCaps({ maxPerSettlementUnits: '1000', maxPerDayUnits: GAS_CAPS.maxPerDayUnits });
+  const { invoice, requirements, payload, target } = await paidThroughPayments('0.9');
+  const before = await pendingNonce();
+
+  const refused = await capped.payments.settle(payload, requirements, target);
+
+  t.like(refused, { success: false, errorReason: X402_REASONS.settle, transaction: '', network: 'eip155:31337' });
+  t.regex(refused.errorMessage!, /cap of 1000 per settlement \(plugins\.x402\.gasWallets\.eth\.anvil\.maxPerSettlementUnits\)/);
+  t.is(await pendingNonce(), before);
+  t.deepEqual(await rowsOf(invoice.id), []);
+  t.is(await h.balanceOf(invoice.address), 0n);
 });
 
 test.serial('the gas wallet settles only into pool addresses: an authorization to another address is refused, nothing sent', async (t) => {
@@ -220,14 +266,14 @@ test.serial('an authorization a third party submitted first: the settlement is m
 });
 
 test.serial('not mined within receiptWaitSeconds: settlement_pending naming the transaction, the row pending; it lands once mined', async (t) => {
-  const waiting = await h.second({ 'plugins.x402.receiptWaitSeconds': 1 });
+  const waiting = settlementsWith(h.gw, { receiptWaitSeconds: 1 });
   const invoice = await h.invoice('0.6');
   const payer = await h.payer(USDC);
-  const payment = await verifiedPayment(h, invoice, payer, { gw: waiting });
+  const payment = await verifiedPayment(h, invoice, payer);
   await h.chain.anvil.pauseMining();
   let pending;
   try {
-    pending = await settlements(waiting).settle(payment);
+    pending = await waiting.settlements.settle(payment);
   } finally {
     await h.chain.anvil.resumeMining();
   }
@@ -262,13 +308,13 @@ test.serial(
   async (t) => {
     const caps = { maxPerSettlementUnits: GAS_CAPS.maxPerSettlementUnits, maxPerDayUnits: GAS_CAPS.maxPerDayUnits };
     const missing = join(h.gasKeyFile, '..', 'missing.key');
-    await t.throwsAsync(h.second({ 'plugins.x402.gasWallets': { eth: { anvil: { privateKeyFile: missing, ...caps } } } }), {
+    await t.throwsAsync(h.second({ ...SMALL_POOLS, 'plugins.x402.gasWallets': { eth: { anvil: { privateKeyFile: missing, ...caps } } } }), {
       message: /x402 gas wallet key file .*missing\.key cannot be read \(ENOENT\)/,
     });
     const malformed = join(h.gasKeyFile, '..', 'malformed.key');
     const secret = `0x${'ab'.repeat(31)}zz`;
     await writeFile(malformed, secret, { mode: 0o600 });
-    const error = await t.throwsAsync(h.second({ 'plugins.x402.gasWallets': { eth: { anvil: { privateKeyFile: malformed, ...caps } } } }), {
+    const error = await t.throwsAsync(h.second({ ...SMALL_POOLS, 'plugins.x402.gasWallets': { eth: { anvil: { privateKeyFile: malformed, ...caps } } } }), {
       message: /x402 gas wallet key file .*malformed\.key is not a private key/,
     });
     t.false(String(error?.message).includes(secret.slice(2, 20)));

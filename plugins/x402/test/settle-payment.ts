@@ -7,8 +7,12 @@ import type { TestKernel } from '@gw/kernel/testing';
 import type { InvoiceView } from '@gw/plugin-invoices/contract';
 import { getAddress, type Wallet } from 'ethers';
 import type { PaymentPayload, PaymentRequirements } from '../src/protocol/messages.js';
-import type { X402Asset } from '../src/services/x402-networks.js';
-import type { VerifiedPayment } from '../src/services/x402-settlements.js';
+import type { X402Config } from '../src/config.js';
+import { ExternalFacilitator } from '../src/services/external-facilitator.js';
+import { GasWallets } from '../src/services/gas-wallets.js';
+import { X402Networks, type X402Asset } from '../src/services/x402-networks.js';
+import { X402Payments } from '../src/services/x402-payments.js';
+import { X402Settlements, type VerifiedPayment } from '../src/services/x402-settlements.js';
 import { ANVIL_CAIP, signPayment, USDC_DOMAIN, type PaymentOptions, type X402Harness } from './helpers.js';
 
 /** The test token on eth/anvil as x402 pays in it, read through `gw`'s watchers (its domain from the chain). */
@@ -66,3 +70,36 @@ export async function verifiedPayment(
     payload,
   };
 }
+
+/**
+ * The settlement services (and the payments that verify before settling) as a gateway of `gw`'s
+ * database and node builds them, under other settings of `plugins.x402` (caps, mode,
+ * facilitator, receipt wait): the same classes over the same database and chain, without a kernel
+ * (and its connections) of their own.
+ */
+export function settlementsWith(
+  gw: TestKernel,
+  settings: Partial<X402Config>,
+): { settlements: X402Settlements; gasWallets: GasWallets; facilitator: ExternalFacilitator; payments: X402Payments } {
+  const { db, chains, logger, watchersOutputs, addressPoolService, invoicesService, tenancyProjects, x402Config: base } = gw.kernel.cradle;
+  const x402Config: X402Config = { ...base, ...settings };
+  const gasWallets = new GasWallets({ db, x402Config, watchersOutputs, addressPoolService });
+  const facilitator = new ExternalFacilitator({ x402Config });
+  const settlements = new X402Settlements({ db, logger, x402Config, x402GasWallets: gasWallets, x402ExternalFacilitator: facilitator });
+  const payments = new X402Payments({
+    db,
+    chains,
+    logger,
+    invoicesService,
+    tenancyProjects,
+    x402Config,
+    x402Networks: new X402Networks({ chains, watchersOutputs, x402Config, logger }),
+    x402GasWallets: gasWallets,
+    x402Settlements: settlements,
+    x402ExternalFacilitator: facilitator,
+  });
+  return { settlements, gasWallets, facilitator, payments };
+}
+
+/** A second gateway's settings with small pools: several gateways of a test share one PostgreSQL with the other tests. */
+export const SMALL_POOLS = { 'database.poolMax': 4, 'jobs.poolMax': 2 } as const;

@@ -76,7 +76,7 @@ export class ExternalFacilitator {
     if (settings.authorizationFile) headers['authorization'] = await readAuthorization(settings.authorizationFile);
     let response: Response;
     try {
-      response = await fetch(`${settings.url.replace(/\/+$/, '')}/${path}`, {
+      response = await fetch(`${withoutTrailingSlashes(settings.url)}/${path}`, {
         method: body ? 'POST' : 'GET',
         headers,
         ...(body ? { body: JSON.stringify(body) } : {}),
@@ -147,6 +147,12 @@ async function readLimited(response: Response, limit: number): Promise<string | 
     chunks.push(value);
   }
   return Buffer.concat(chunks).toString('utf8');
+}
+
+function withoutTrailingSlashes(url: string): string {
+  let end = url.length;
+  while (end > 0 && url[end - 1] === '/') end--;
+  return url.slice(0, end);
 }
 
 function messageOf(error: unknown): string {
