@@ -93,7 +93,9 @@ export async function gatewayAsset(options: X402FacilitatorAccess & { readonly c
 
 async function call(access: X402FacilitatorAccess, method: 'GET' | 'POST', path: string, body?: unknown): Promise<unknown> {
   const doFetch = access.fetch ?? globalThis.fetch;
-  const url = `${access.facilitatorUrl.replace(/\/+$/, '')}${path}`;
+  let base = access.facilitatorUrl;
+  while (base.endsWith('/')) base = base.slice(0, -1);
+  const url = `${base}${path}`;
   const headers: Record<string, string> = { Authorization: `Bearer ${access.token}`, Accept: 'application/json' };
   if (body !== undefined) headers['Content-Type'] = 'application/json';
   const res = await doFetch(url, { method, headers, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
