@@ -38,9 +38,9 @@ export const x402Plugin = definePlugin({
     x402Config: serviceValue(config),
     x402Metrics: service(['metrics'], ({ metrics }) => createX402Metrics(metrics.registry)),
     x402Networks: service(['chains', 'watchersOutputs', 'x402Config', 'logger'], (deps) => new X402Networks(deps)),
-    x402GasWallets: service(['db', 'x402Config', 'watchersOutputs', 'addressPoolService'], (deps) => new GasWallets(deps)),
+    x402GasWallets: service(['db', 'x402Config', 'watchersOutputs', 'addressPoolService', 'x402Metrics'], (deps) => new GasWallets(deps)),
     x402ExternalFacilitator: service(['x402Config'], (deps) => new ExternalFacilitator(deps)),
-    x402Settlements: service(['db', 'logger', 'x402Config', 'x402GasWallets', 'x402ExternalFacilitator'], (deps) => new X402Settlements(deps)),
+    x402Settlements: service(['db', 'logger', 'x402Config', 'x402GasWallets', 'x402ExternalFacilitator', 'x402Metrics'], (deps) => new X402Settlements(deps)),
     x402Payments: service(
       [
         'db',
@@ -62,7 +62,9 @@ export const x402Plugin = definePlugin({
   readiness: x402Readiness,
   // An invoice's or session's requirements, for agents that pay.
   mcpTools: x402McpTools,
-  start: withDeps(['x402GasWallets', ...PAID_TOOLS_CHECK_DEPS], async (deps) => {
+  start: withDeps(['x402GasWallets', 'x402Metrics', ...PAID_TOOLS_CHECK_DEPS], async (deps) => {
+    // Resolved now so the counters are on /metrics before the first settlement.
+    void deps.x402Metrics;
     // A key file that cannot be read stops start-up here, not the first paying agent.
     if (deps.x402Config.settlement === 'gas_wallet') deps.x402GasWallets.checkKeys((message) => deps.logger.warn(message));
     // A paid tool that names no tool, or a price no agent can pay, stops the start.

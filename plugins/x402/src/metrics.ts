@@ -38,12 +38,10 @@ export function settlementResult(response: Pick<SettleResponse, 'success' | 'err
 export interface X402Metrics {
   readonly settlements: Counter<'chain' | 'network' | 'result'>;
   readonly gasSpent: Counter<'chain' | 'network'>;
-  /** Counts one settlement's answer on the gateway's network, and what its gas wallet signed for (when one sent it). */
-  settlement(
-    network: { readonly chain: string; readonly network: string },
-    response: Pick<SettleResponse, 'success' | 'errorReason'>,
-    spendUnits?: bigint,
-  ): void;
+  /** Counts one settlement's answer on the gateway's network. */
+  settlement(network: { readonly chain: string; readonly network: string }, response: Pick<SettleResponse, 'success' | 'errorReason'>): void;
+  /** Counts what a gas wallet signed for in a settlement it sent (gas limit × max fee, wei). */
+  gasSigned(network: { readonly chain: string; readonly network: string }, spendUnits: bigint): void;
 }
 
 export function createX402Metrics(registry: Registry): X402Metrics {
@@ -63,9 +61,9 @@ export function createX402Metrics(registry: Registry): X402Metrics {
   return {
     settlements,
     gasSpent,
-    settlement: ({ chain, network }, response, spendUnits) => {
-      settlements.inc({ chain, network, result: settlementResult(response) });
-      if (spendUnits !== undefined && spendUnits > 0n) gasSpent.inc({ chain, network }, Number(spendUnits));
+    settlement: ({ chain, network }, response) => settlements.inc({ chain, network, result: settlementResult(response) }),
+    gasSigned: ({ chain, network }, spendUnits) => {
+      if (spendUnits > 0n) gasSpent.inc({ chain, network }, Number(spendUnits));
     },
   };
 }
