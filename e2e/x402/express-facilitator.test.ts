@@ -84,7 +84,7 @@ test('three calls to a partner’s API paid with @x402/fetch through the gateway
   t.is(new Set(settlements).size, 3, 'three transactions');
 
   // Each call's payTo was a fresh invoice of the project; each got exactly its price from the payer.
-  const listed = (await signedFetch(h.gw.url, '/api/v1/invoices?limit=100', h.project)).body.data as any[];
+  const listed = (await signedFetch(h.gw.url, '/api/v1/invoices?limit=100', h.project)).body.items as any[];
   const invoices = listed.filter((i) => i.external_id.startsWith('x402_'));
   t.is(invoices.length, 3, JSON.stringify(listed.map((i) => i.external_id)));
   t.is(new Set(invoices.map((i) => i.address.toLowerCase())).size, 3, 'three distinct addresses');
@@ -93,7 +93,7 @@ test('three calls to a partner’s API paid with @x402/fetch through the gateway
     transfers.map((tr) => [tr.from, tr.value]),
     invoices.map(() => [payer.address, PRICE_UNITS]),
   );
-  t.deepEqual(new Set(transfers.map((tr) => tr.txHash)), new Set(settlements));
+  t.deepEqual(transfers.map((tr) => tr.txHash).sort(), [...settlements].sort());
   t.true(invoices.every((i) => i.coin === 'usdc' && i.amount_crypto === PRICE));
   // The addresses are the operator's own: the project's pool, derived from its verified wallet.
   const pool = await h.gw.kernel.cradle.addressPoolService.lookupAddresses(

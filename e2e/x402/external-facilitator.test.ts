@@ -15,14 +15,8 @@ import { getAddress, Wallet } from 'ethers';
 import type { TestKernel } from '@gw/kernel/testing';
 import { plugins } from '@gw/app-gateway';
 import { closeServer, listenOnLoopback, Receiver, stopAll } from '@gw/testing';
-import { ANVIL_CAIP, startX402, USDC, type X402Harness } from '@gw/plugin-x402/testing';
-import { x402Facilitator } from '@x402/core/facilitator';
+import { ANVIL_CAIP, officialFacilitator, startX402, USDC, type X402Harness } from '@gw/plugin-x402/testing';
 import { decodePaymentResponseHeader } from '@x402/core/http';
-import { toFacilitatorEvmSigner } from '@x402/evm';
-import { ExactEvmScheme as ExactEvmFacilitatorScheme } from '@x402/evm/exact/facilitator';
-import { createWalletClient, http, publicActions } from 'viem';
-import { privateKeyToAccount } from 'viem/accounts';
-import { foundry } from 'viem/chains';
 import { altered, gasNonce, payingFetch, payerHttpClient, paymentRequiredAt, transfersTo, untilPaid, webhookOf } from './peers.js';
 
 let h: X402Harness;
@@ -33,23 +27,9 @@ let facilitatorServer: Server;
 let facilitatorAddress: string;
 const facilitatorCalls: string[] = [];
 
-/** The official facilitator over HTTP (`POST /verify`, `POST /settle`, `GET /supported`), its gas paid by `privateKey`'s account on anvil. */
-async function startFacilitator(privateKey: `0x${string}`): Promise<{ server: Server; url: string }> {
-  const account = privateKeyToAccount(privateKey);
-  const wallet = createWalletClient({ account, chain: foundry, transport: http(h.chain.anvil.url) }).extend(publicActions);
-  const signer = toFacilitatorEvmSigner(
-    {
-      address: account.address,
-      getCode: (a) => wallet.getCode(a),
-      readContract: (a) => wallet.readContract({ ...a, args: a.args ?? [] } as never),
-      verifyTypedData: (a) => wallet.verifyTypedData(a as never),
-      writeContract: (a) => wallet.writeContract({ ...a, args: a.args ?? [] } as never),
-      sendTransaction: (a) => wallet.sendTransaction(a),
-      waitForTransactionReceipt: (a) => wallet.waitForTransactionReceipt(a),
-    },
-    { confirmationTimeoutMs: 30_000 },
-  );
-  const facilitator = new x402Facilitator().register(ANVIL_CAIP, new ExactEvmFacilitatorScheme(signer, { eip6492AllowedFactories: [] }));
+/** The official facilitator over HTTP (`POST /verify`, `POST /settle`, `GET /supported`), its gas paid by `wallet` on anvil. */
+async function startFacilitator(wallet: Wallet): Promise<{ server: Server; url: string }> {
+  const facilitator = officialFacilitator(h, wallet);
   const app = express();
   app.use(express.json());
   app.get('/supported', (_req, res) => {
@@ -82,10 +62,10 @@ async function startFacilitator(privateKey: `0x${string}`): Promise<{ server: Se
 test.before(async () => {
   receiver = await Receiver.start();
   h = await startX402({ plugins, webhookUrl: `${receiver.url}/hooks` });
-  const key = Wallet.createRandom();
-  facilitatorAddress = key.address;
-  await h.chain.anvil.sendEth(h.chain.funder, key.address, 10n ** 18n);
-  const facilitator = await startFacilitator(key.privateKey as `0x${string}`);
+  const wallet = new Wallet(Wallet.createRandom().privateKey);
+  facilitatorAddress = wallet.address;
+  await h.chain.anvil.sendEth(h.chain.funder, wallet.address, 10n ** 18n);
+  const facilitator = await startFacilitator(wallet);
   facilitatorServer = facilitator.server;
   // An instance of the gateway that holds no key: its settlement is the external facilitator's.
   gw = await h.second({
@@ -126,10 +106,14 @@ test.serial(
     t.is(response.status, 200, JSON.stringify(body));
     const settled = decodePaymentResponseHeader(response.headers.get('payment-response')!);
     t.like(settled, { success: true, network: ANVIL_CAIP });
+    // The facilitator was asked to verify, then to settle, once.
+    const calls = facilitatorCalls.slice(before).filter((c) => c !== 'supported');
+    t.is(calls[0], 'verify', JSON.stringify(calls));
     t.deepEqual(
-      facilitatorCalls.slice(before).filter((c) => c !== 'supported'),
-      ['verify', 'settle'],
+      calls.filter((c) => c === 'settle'),
+      ['settle'],
     );
+    t.is(calls.at(-1), 'settle');
 
     const tx = await h.chain.anvil.rpc<{ from: string }>('eth_getTransactionByHash', [settled.transaction]);
     t.is(getAddress(tx.from), facilitatorAddress, 'the facilitator paid the gas');

@@ -95,8 +95,10 @@ test('@x402/fetch pays an invoice’s checkout URL: 402 with its requirements, s
     JSON.stringify(rows),
   );
 
-  // Paid: the URL asks for nothing more.
-  t.not((await paymentRequiredAt(invoice.checkout_url)).status, 402);
+  // Paid: the URL asks for nothing more (the page, showing it paid).
+  const after = await paymentRequiredAt(invoice.checkout_url);
+  t.is(after.status, 200);
+  t.is(after.required, undefined);
 });
 
 test('@x402/fetch pays a checkout session’s URL: the session’s coin is picked for the agent, the invoice settled, the session completes', async (t) => {

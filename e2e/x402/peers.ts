@@ -43,7 +43,11 @@ export async function paymentRequiredAt(
   const response = await fetch(url, { headers: { accept: 'application/json', ...headers } });
   const header = response.headers.get('payment-required');
   const text = await response.text();
-  return { status: response.status, required: header ? decodePaymentRequiredHeader(header) : undefined, body: text ? JSON.parse(text) : undefined };
+  return {
+    status: response.status,
+    required: header ? decodePaymentRequiredHeader(header) : undefined,
+    body: (response.headers.get('content-type') ?? '').includes('json') ? JSON.parse(text) : text,
+  };
 }
 
 /**

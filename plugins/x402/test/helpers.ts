@@ -28,6 +28,12 @@ import { watchersPlugin } from '@gw/plugin-watchers';
 import { webhooksPlugin } from '@gw/plugin-webhooks';
 import { EvmTreasuryChain, FAST_RETRIES, FIXED_RATES, projectWithPools, type TestProject } from '@gw/testing';
 import { hexlify, Interface, randomBytes, Signature, toBeHex, Wallet } from 'ethers';
+import { x402Facilitator } from '@x402/core/facilitator';
+import { toFacilitatorEvmSigner } from '@x402/evm';
+import { ExactEvmScheme as ExactEvmFacilitatorScheme } from '@x402/evm/exact/facilitator';
+import { createWalletClient, http, publicActions } from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
+import { foundry } from 'viem/chains';
 import { x402Plugin } from '../src/index.js';
 import type { ExactEvmAuthorization, PaymentPayload, PaymentRequirements, ResourceInfo } from '../src/protocol/messages.js';
 
@@ -316,4 +322,28 @@ export const TRANSFER_WITH_AUTHORIZATION = {
 /** A resource as a payer URL describes it. */
 export function resourceOf(url: string, description = 'test resource'): ResourceInfo {
   return { url, description, mimeType: 'application/json' };
+}
+
+/**
+ * The official x402 facilitator (`x402Facilitator` of @x402/core with @x402/evm's `exact` scheme) on
+ * the harness's anvil, as `examples/typescript/facilitator/basic` builds it: the independent peer of
+ * the external-facilitator mode. `wallet` (a viem wallet client of its key) pays the gas of what it
+ * settles; tests serve it over HTTP themselves.
+ */
+export function officialFacilitator(h: X402Harness, wallet: Wallet): x402Facilitator {
+  const account = privateKeyToAccount(wallet.privateKey as `0x${string}`);
+  const client = createWalletClient({ account, chain: foundry, transport: http(h.chain.anvil.url) }).extend(publicActions);
+  const signer = toFacilitatorEvmSigner(
+    {
+      address: account.address,
+      getCode: (args) => client.getCode(args),
+      readContract: (args) => client.readContract({ ...args, args: args.args ?? [] } as any),
+      verifyTypedData: (args) => client.verifyTypedData(args as any),
+      writeContract: (args) => client.writeContract({ ...args, args: args.args ?? [] } as any),
+      sendTransaction: (args) => client.sendTransaction(args as any),
+      waitForTransactionReceipt: (args) => client.waitForTransactionReceipt(args),
+    },
+    { confirmationTimeoutMs: 30_000 },
+  );
+  return new x402Facilitator().register(ANVIL_CAIP, new ExactEvmFacilitatorScheme(signer, { simulateInSettle: false, eip6492AllowedFactories: [] }));
 }

@@ -21,7 +21,8 @@ import { sendRawTransaction } from './send-raw-transaction.js';
 
 /** A 65-byte ECDSA signature (r ‖ s ‖ v), hex: the only form EIP-3009's v, r, s submission takes. */
 const SIGNATURE_PATTERN = /^0x[0-9a-fA-F]{130}$/;
-const NONCE_PATTERN = /^0x[0-9a-fA-F]{64}$/;
+/** 32 bytes, hex: an authorization nonce, a transaction hash. */
+const BYTES32_PATTERN = /^0x[0-9a-fA-F]{64}$/;
 /** `Error(string)`'s selector: how Solidity's `require(…, "reason")` reverts. */
 const ERROR_STRING_SELECTOR = '0x08c379a0';
 /** How long a token found without EIP-3009 stays so before it is probed again (a proxy such as USDC's may be upgraded). */
@@ -146,7 +147,7 @@ export class EvmAuthorizedTransfers implements AuthorizedTransfers {
   }
 
   async receipt(txHash: string, authorization: TransferAuthorization, domain: AuthorizationDomain): Promise<SettlementReceipt | null> {
-    if (typeof txHash !== 'string' || !NONCE_PATTERN.test(txHash))
+    if (typeof txHash !== 'string' || !BYTES32_PATTERN.test(txHash))
       throw chainErrors.validation_error({ message: 'Not a transaction hash (0x and 64 hex digits).' });
     const token = this.tokenOf(domain).toLowerCase();
     const mined = (await this.rpc.call('receipt', 'eth_getTransactionReceipt', [txHash.toLowerCase()])) as {
@@ -185,7 +186,7 @@ function message(authorization: TransferAuthorization) {
     const n = authorization[field];
     if (typeof n !== 'bigint' || n < 0n || n >= 1n << 256n) throw chainErrors.validation_error({ message: `The authorization's ${field} is not a uint256.` });
   }
-  if (typeof authorization.nonce !== 'string' || !NONCE_PATTERN.test(authorization.nonce))
+  if (typeof authorization.nonce !== 'string' || !BYTES32_PATTERN.test(authorization.nonce))
     throw chainErrors.validation_error({ message: "The authorization's nonce is not 32 bytes (0x and 64 hex digits)." });
   return {
     from: address(authorization.from, 'from'),
