@@ -70,7 +70,14 @@ async function gasWalletNonces(h: X402Harness, from: number): Promise<bigint[]> 
 
 const summary = (ms: number[]) => {
   const sorted = [...ms].sort((a, b) => a - b);
-  return { p50_ms: +percentile(sorted, 50).toFixed(1), p99_ms: +percentile(sorted, 99).toFixed(1), max_ms: +sorted.at(-1)!.toFixed(1) };
+  return {
+    p50_ms: +percentile(sorted, 50).toFixed(1),
+    p90_ms: +percentile(sorted, 90).toFixed(1),
+    p99_ms: +percentile(sorted, 99).toFixed(1),
+    max_ms: +sorted.at(-1)!.toFixed(1),
+    // A settlement whose first receipt read comes before the block waits one receipt poll (250 ms) more.
+    over_250_ms: sorted.filter((m) => m > 250).length,
+  };
 };
 
 const h = await startX402({

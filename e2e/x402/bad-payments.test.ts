@@ -200,6 +200,12 @@ test.serial(
       t.is(answers.find((a) => a.status === 402)!.reason, 'invalid_exact_evm_nonce_already_used');
       t.is(await gasNonce(h), nonce + 1n, 'one transaction of the gas wallet');
       t.is((await transfersTo(h, invoice.address)).length, 1, 'one transfer into the invoice’s address');
+      const rows = (await h.gw.kernel.cradle.x402Settlements.list({ projectId: h.project.projectId, limit: 1000 })).filter((r) => r.invoice_id === invoice.id);
+      t.deepEqual(
+        rows.map((r) => r.status),
+        ['settled'],
+        'one settlement recorded',
+      );
       t.is(await h.balanceOf(payer.address), 4n * USDC);
     }
   },
