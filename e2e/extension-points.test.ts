@@ -77,6 +77,7 @@ test('every contribution of the composition builds from its declared services, a
       'checkout:branding',
       'sessions:payment-links',
       'sessions:checkout-sessions',
+      'x402:x402',
     ],
   );
   const sections = kernel.cradle.extensions.of(extensionPoint<{ section: { page: string; id: string } }>('dashboard.sections'));

@@ -1,3 +1,4 @@
+import type { Actor } from '../audit/actor.js';
 import { extensionPoint } from '../extensions/extension-point.js';
 import type { ProjectPrincipal } from '../http/authenticator.js';
 
@@ -16,6 +17,8 @@ export interface PaidToolCall {
   /** The request's `params._meta` (where a payment protocol carries its payment), or undefined. */
   readonly meta: Readonly<Record<string, unknown>> | undefined;
   readonly requestId: string;
+  /** The caller as the audit log names it (`pat:<id>` or `oauth:<id>` on channel `mcp`): what the paywall writes is theirs. */
+  readonly actor: Actor;
   /** Runs the tool (its handler) and gives its result, an error result included. */
   readonly run: () => Promise<PaidToolResult>;
 }

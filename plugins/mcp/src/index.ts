@@ -23,8 +23,16 @@ export const mcpPlugin = definePlugin({
     mcpConfig: serviceValue(config),
     mcpCredentials: service(['tenancyPats', 'tenancyUsers', 'oauthTokens'], (deps) => new McpCredentials(deps)),
     mcpToolbox: service(
-      ['mcpTools', 'tenancyProjects', 'rateLimiter'],
-      (deps) => new McpToolbox({ mcpTools: deps.mcpTools, tenancyProjects: deps.tenancyProjects, rateLimiter: deps.rateLimiter, logger, mcpConfig: config }),
+      ['mcpTools', 'tenancyProjects', 'rateLimiter', 'extensions'],
+      (deps) =>
+        new McpToolbox({
+          mcpTools: deps.mcpTools,
+          tenancyProjects: deps.tenancyProjects,
+          rateLimiter: deps.rateLimiter,
+          extensions: deps.extensions,
+          logger,
+          mcpConfig: config,
+        }),
     ),
   }),
   routes: mcpRoutes,

@@ -5,6 +5,7 @@
  */
 import type { ServiceName } from '@gw/kernel';
 import type { X402Config } from './config.js';
+import type { X402Metrics } from './metrics.js';
 import type { ExternalFacilitator } from './services/external-facilitator.js';
 import type { GasWallets } from './services/gas-wallets.js';
 import type { X402Networks } from './services/x402-networks.js';
@@ -27,6 +28,8 @@ declare module '@gw/kernel' {
     readonly x402GasWallets: GasWallets;
     /** The external facilitator of `settlement: facilitator`. */
     readonly x402ExternalFacilitator: ExternalFacilitator;
+    /** Counters of settlements and of the gas wallets' spend (`gateway_x402_*`). */
+    readonly x402Metrics: X402Metrics;
   }
 }
 

@@ -10,5 +10,9 @@ export const x402Errors = defineErrors('x402', {
     status: 422,
     message: 'The coin cannot be paid with x402 here: it must be a token implementing EIP-3009 on a network this gateway settles on.',
   },
+  x402_nothing_to_pay: {
+    status: 409,
+    message: 'Nothing can be paid here now: the invoice is paid, expired or cancelled, or its checkout session is closed.',
+  },
   x402_credential_invalid: { status: 401, message: 'This route needs the project’s facilitator token: Authorization: Bearer x402_…' },
 });

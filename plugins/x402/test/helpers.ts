@@ -11,7 +11,7 @@ import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type AnyPlugin, type ChainModule, CLI_ACTOR, defineChain, type ProjectPrincipal } from '@gw/kernel';
-import { signedFetch, startTestKernel, type TestKernel } from '@gw/kernel/testing';
+import { freePort, signedFetch, startTestKernel, type TestKernel } from '@gw/kernel/testing';
 import { createEvmAdapter } from '@gw/chain-evm';
 import { addressPoolPlugin } from '@gw/plugin-address-pool';
 import { checkoutPlugin } from '@gw/plugin-checkout';
@@ -28,6 +28,12 @@ import { watchersPlugin } from '@gw/plugin-watchers';
 import { webhooksPlugin } from '@gw/plugin-webhooks';
 import { EvmTreasuryChain, FAST_RETRIES, FIXED_RATES, projectWithPools, type TestProject } from '@gw/testing';
 import { hexlify, Interface, randomBytes, Signature, toBeHex, Wallet } from 'ethers';
+import { x402Facilitator } from '@x402/core/facilitator';
+import { toFacilitatorEvmSigner } from '@x402/evm';
+import { ExactEvmScheme as ExactEvmFacilitatorScheme } from '@x402/evm/exact/facilitator';
+import { createWalletClient, http, publicActions } from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
+import { foundry } from 'viem/chains';
 import { x402Plugin } from '../src/index.js';
 import type { ExactEvmAuthorization, PaymentPayload, PaymentRequirements, ResourceInfo } from '../src/protocol/messages.js';
 
@@ -69,6 +75,10 @@ export interface X402HarnessOptions {
   readonly config?: Record<string, unknown>;
   /** Pool addresses of the project (address-pool's `targetFree` and `hardCap`; default 6). */
   readonly poolSize?: number;
+  /** The gateway's plugins (default {@link X402_PLUGINS}; the end-to-end tests run the shipped composition's). */
+  readonly plugins?: readonly AnyPlugin[];
+  /** Where the project's webhooks go (default: none set). */
+  readonly webhookUrl?: string;
 }
 
 /** What {@link startX402} gives a test. */
@@ -147,12 +157,23 @@ export async function startX402(options: X402HarnessOptions = {}): Promise<X402H
       ...options.config,
     };
     const chains = [defineChain({ definition: chain.definition, createAdapter: createEvmAdapter })];
-    const start = (extra: Record<string, unknown> = {}, database?: TestKernel['database']) =>
-      startTestKernel({ plugins: X402_PLUGINS, chains, role: 'all', config: { ...config, ...extra }, ...(database ? { database } : {}) });
+    // Each instance on a port known before it starts, so that the payer URLs it builds (`http.baseUrl`) are the ones it answers.
+    const start = async (extra: Record<string, unknown> = {}, database?: TestKernel['database']) => {
+      const port = await freePort();
+      const http = { 'http.port': port, 'http.baseUrl': `http://127.0.0.1:${port}` };
+      return startTestKernel({
+        plugins: options.plugins ?? X402_PLUGINS,
+        chains,
+        role: 'all',
+        config: { ...config, ...http, ...extra },
+        ...(database ? { database } : {}),
+      });
+    };
     const gw = await start();
     gwList.push(gw);
     const operatorId = (await gw.kernel.cradle.tenancyOperators.create(`x402-${Math.random().toString(36).slice(2)}`, CLI_ACTOR)).id;
     const project = await projectWithPools(gw, operatorId, ['eth'], 'testnet');
+    if (options.webhookUrl) await gw.kernel.cradle.tenancyProjects.setWebhookUrl(project.projectId, options.webhookUrl, CLI_ACTOR);
     const usdc = chain.contracts.eip3009;
     const token = new Interface([
       'function transferWithAuthorization(address from, address to, uint256 value, uint256 validAfter, uint256 validBefore, bytes32 nonce, uint8 v, bytes32 r, bytes32 s)',
@@ -301,4 +322,28 @@ export const TRANSFER_WITH_AUTHORIZATION = {
 /** A resource as a payer URL describes it. */
 export function resourceOf(url: string, description = 'test resource'): ResourceInfo {
   return { url, description, mimeType: 'application/json' };
+}
+
+/**
+ * The official x402 facilitator (`x402Facilitator` of @x402/core with @x402/evm's `exact` scheme) on
+ * the harness's anvil, as `examples/typescript/facilitator/basic` builds it: the independent peer of
+ * the external-facilitator mode. `wallet` (a viem wallet client of its key) pays the gas of what it
+ * settles; tests serve it over HTTP themselves.
+ */
+export function officialFacilitator(h: X402Harness, wallet: Wallet): x402Facilitator {
+  const account = privateKeyToAccount(wallet.privateKey as `0x${string}`);
+  const client = createWalletClient({ account, chain: foundry, transport: http(h.chain.anvil.url) }).extend(publicActions);
+  const signer = toFacilitatorEvmSigner(
+    {
+      address: account.address,
+      getCode: (args) => client.getCode(args),
+      readContract: (args) => client.readContract({ ...args, args: args.args ?? [] } as any),
+      verifyTypedData: (args) => client.verifyTypedData(args as any),
+      writeContract: (args) => client.writeContract({ ...args, args: args.args ?? [] } as any),
+      sendTransaction: (args) => client.sendTransaction(args as any),
+      waitForTransactionReceipt: (args) => client.waitForTransactionReceipt(args),
+    },
+    { confirmationTimeoutMs: 30_000 },
+  );
+  return new x402Facilitator().register(ANVIL_CAIP, new ExactEvmFacilitatorScheme(signer, { simulateInSettle: false, eip6492AllowedFactories: [] }));
 }

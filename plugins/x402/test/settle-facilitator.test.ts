@@ -13,15 +13,9 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import test from 'ava';
 import type { TestKernel } from '@gw/kernel/testing';
-import { x402Facilitator } from '@x402/core/facilitator';
-import { toFacilitatorEvmSigner } from '@x402/evm';
-import { ExactEvmScheme as ExactEvmFacilitatorScheme } from '@x402/evm/exact/facilitator';
 import { Wallet } from 'ethers';
-import { createWalletClient, http, publicActions } from 'viem';
-import { privateKeyToAccount } from 'viem/accounts';
-import { foundry } from 'viem/chains';
 import { X402_REASONS } from '../src/protocol/reasons.js';
-import { ANVIL_CAIP, resourceOf, signPayment, startX402, USDC, type X402Harness } from './helpers.js';
+import { ANVIL_CAIP, officialFacilitator, resourceOf, signPayment, startX402, USDC, type X402Harness } from './helpers.js';
 import { SMALL_POOLS, settlementsWith, verifiedPayment } from './settle-payment.js';
 
 interface Answer {
@@ -51,24 +45,7 @@ test.before(async () => {
   h = await startX402({ poolSize: 12 });
   facilitatorWallet = new Wallet(Wallet.createRandom().privateKey);
   await h.chain.anvil.sendEth(h.chain.funder, facilitatorWallet.address, 10n ** 19n);
-  const account = privateKeyToAccount(facilitatorWallet.privateKey as `0x${string}`);
-  const client = createWalletClient({ account, chain: foundry, transport: http(h.chain.anvil.url) }).extend(publicActions);
-  const signer = toFacilitatorEvmSigner(
-    {
-      address: account.address,
-      getCode: (args) => client.getCode(args),
-      readContract: (args) => client.readContract({ ...args, args: args.args ?? [] } as any),
-      verifyTypedData: (args) => client.verifyTypedData(args as any),
-      writeContract: (args) => client.writeContract({ ...args, args: args.args ?? [] } as any),
-      sendTransaction: (args) => client.sendTransaction(args as any),
-      waitForTransactionReceipt: (args) => client.waitForTransactionReceipt(args),
-    },
-    { confirmationTimeoutMs: 30_000 },
-  );
-  const facilitator = new x402Facilitator().register(
-    ANVIL_CAIP,
-    new ExactEvmFacilitatorScheme(signer, { simulateInSettle: false, eip6492AllowedFactories: [] }),
-  );
+  const facilitator = officialFacilitator(h, facilitatorWallet);
   official = async (method, path, body) => {
     if (method === 'GET' && path === '/facilitator/supported') return json(facilitator.getSupported());
     if (method !== 'POST' || !body?.paymentPayload || !body?.paymentRequirements) return json({ error: 'Missing paymentPayload or paymentRequirements' }, 400);

@@ -42,7 +42,7 @@ export function createMcpServer(
       const rate = await toolbox.consumeRate(caller);
       if (!rate.allowed) return toolbox.rateLimited(rate, requestId());
     }
-    return toolbox.call(request.params.name, request.params.arguments ?? {}, caller, requestId());
+    return toolbox.call(request.params.name, request.params.arguments ?? {}, caller, requestId(), request.params._meta);
   });
   return server;
 }

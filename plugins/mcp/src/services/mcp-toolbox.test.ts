@@ -17,7 +17,14 @@ const tool = (name: string): McpToolDefinition =>
   });
 
 const toolbox = (mcpTools: McpToolDefinition[]) =>
-  new McpToolbox({ mcpTools, tenancyProjects: {} as never, rateLimiter: {} as never, logger: pino({ level: 'silent' }), mcpConfig: {} as never });
+  new McpToolbox({
+    mcpTools,
+    tenancyProjects: {} as never,
+    rateLimiter: {} as never,
+    extensions: {} as never,
+    logger: pino({ level: 'silent' }),
+    mcpConfig: {} as never,
+  });
 
 test('clashing tool declarations are refused when the toolbox is built (at start), not at the first request', (t) => {
   t.notThrows(() => toolbox([tool('get_thing'), tool('other_thing')]));

@@ -2,10 +2,12 @@ import {
   coreErrors,
   enforceAccess,
   isAppError,
+  MCP_PAYWALLS,
   validateInput,
   type AppError,
   type Authenticator,
   type Cradle,
+  type McpPaywall,
   type McpToolDefinition,
   type ProjectPrincipal,
   type RateLimitResult,
@@ -46,14 +48,15 @@ const NO_LOOKUP: Authenticator = {
 /**
  * Every tool of every enabled plugin (`mcpTools`, see McpToolDefinition) plus `list_projects`,
  * behind one dispatcher shared by the streamable HTTP endpoint and STDIO: scope check, argument
- * validation, project reach and access guards, then the plugin's handler. Errors come back as
- * tool errors (`isError`) whose JSON carries the spec's `error_code`.
+ * validation, project reach and access guards, then the plugin's handler, or, for a tool some
+ * paywall (`MCP_PAYWALLS`) guards, that paywall, which runs the handler only once paid. Errors come
+ * back as tool errors (`isError`) whose JSON carries the spec's `error_code`.
  */
 export class McpToolbox {
   private groupsCache: Map<string, McpToolDefinition[]> | undefined;
 
   /** @throws Error when the plugins' tool declarations clash (the kernel start fails with it). */
-  constructor(private readonly deps: Pick<Cradle, 'mcpTools' | 'tenancyProjects' | 'rateLimiter'> & { logger: Logger; mcpConfig: McpConfig }) {
+  constructor(private readonly deps: Pick<Cradle, 'mcpTools' | 'tenancyProjects' | 'rateLimiter' | 'extensions'> & { logger: Logger; mcpConfig: McpConfig }) {
     this.groupsCache = this.groups();
   }
 
@@ -108,8 +111,11 @@ export class McpToolbox {
     });
   }
 
-  /** Runs one tool call. Never throws: every failure is a tool error carrying its `error_code`. */
-  async call(name: string, rawArgs: unknown, principal: McpPrincipal, requestId: string): Promise<ToolCallResult> {
+  /**
+   * Runs one tool call. Never throws: every failure is a tool error carrying its `error_code`.
+   * `meta` is the request's `params._meta`, handed to the paywall guarding the tool (if any).
+   */
+  async call(name: string, rawArgs: unknown, principal: McpPrincipal, requestId: string, meta?: Record<string, unknown>): Promise<ToolCallResult> {
     try {
       const needed = this.scopeOf(name);
       if (needed === undefined)
@@ -130,13 +136,34 @@ export class McpToolbox {
         ? { ...(tool.access.projectKind ? { projectKind: tool.access.projectKind } : {}), ...(tool.access.write ? { write: true } : {}) }
         : undefined;
       await enforceAccess(access, { ...principal.auth, project }, {}, NO_LOOKUP);
-      const result = await tool.handler({ args, project, auth: principal.auth, actor: { actor: principal.auth.actor, channel: 'mcp', requestId } });
-      return toolResult(result);
+      const actor = { actor: principal.auth.actor, channel: 'mcp', requestId } as const;
+      const run = () => this.run(tool, { args, project, auth: principal.auth, actor }, requestId);
+      const paywall = this.paywallOf(name);
+      if (!paywall) return await run();
+      return (await paywall.call({ tool: name, project, meta, requestId, actor, run })) as ToolCallResult;
     } catch (error) {
-      if (isAppError(error)) return toolError(error, requestId);
-      this.deps.logger.error({ err: error, tool: name, requestId }, 'MCP tool failed');
-      return toolError(coreErrors.internal_error(), requestId);
+      return this.failure(error, name, requestId);
     }
+  }
+
+  /** The handler's result, or its failure as a tool error (what a paywall gets from `run`). */
+  private async run(tool: McpToolDefinition, input: Parameters<McpToolDefinition['handler']>[0], requestId: string): Promise<ToolCallResult> {
+    try {
+      return toolResult(await tool.handler(input));
+    } catch (error) {
+      return this.failure(error, tool.name, requestId);
+    }
+  }
+
+  private failure(error: unknown, tool: string, requestId: string): ToolCallResult {
+    if (isAppError(error)) return toolError(error, requestId);
+    this.deps.logger.error({ err: error, tool, requestId }, 'MCP tool failed');
+    return toolError(coreErrors.internal_error(), requestId);
+  }
+
+  /** The first paywall (in plugin order) that guards the tool. */
+  private paywallOf(name: string): McpPaywall | undefined {
+    return this.deps.extensions.of(MCP_PAYWALLS).find((contribution) => contribution.item.guards(name))?.item;
   }
 
   /**

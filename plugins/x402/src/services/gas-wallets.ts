@@ -5,6 +5,7 @@ import type { ReceivedOutputs } from '@gw/plugin-watchers/contract';
 import { getAddress, Interface, Transaction, type Wallet } from 'ethers';
 import type { Knex } from 'knex';
 import type { X402Config } from '../config.js';
+import type { X402Metrics } from '../metrics.js';
 import type { X402Asset } from './x402-networks.js';
 
 /** A gas wallet's standing on one network: the operator's status, the dashboard. */
@@ -52,7 +53,15 @@ export class GasWallets {
   // Keys read from their files (configuration, not state): one read per process and network.
   private readonly wallets = new Map<string, Wallet>();
 
-  constructor(private readonly deps: { db: Knex; x402Config: X402Config; watchersOutputs: ReceivedOutputs; addressPoolService: AddressPoolService }) {}
+  constructor(
+    private readonly deps: {
+      db: Knex;
+      x402Config: X402Config;
+      watchersOutputs: ReceivedOutputs;
+      addressPoolService: AddressPoolService;
+      x402Metrics: X402Metrics;
+    },
+  ) {}
 
   /** Reads every key file at start (a bad one stops the plugin; its content never in an error); warns of a file others may read. */
   checkKeys(warn: (message: string) => void): void {
@@ -144,6 +153,7 @@ export class GasWallets {
     } catch (error) {
       throw new GasWalletSendError(`The node refused the settlement ${txHash}: ${(error as Error).message}`);
     }
+    this.deps.x402Metrics.gasSigned(asset, spend);
     return { txHash: txHash.toLowerCase() };
   }
 

@@ -2,6 +2,7 @@ import { isUniqueViolation, newId, sql, sqlQuery, type TransferAuthorization } f
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { X402Config } from '../config.js';
+import type { X402Metrics } from '../metrics.js';
 import type { FacilitatorRequest, SettleResponse } from '../protocol/messages.js';
 import { X402_REASONS } from '../protocol/reasons.js';
 import type { ExternalFacilitator } from './external-facilitator.js';
@@ -92,16 +93,29 @@ interface SettlementRow {
  */
 export class X402Settlements {
   constructor(
-    private readonly deps: { db: Knex; logger: Logger; x402Config: X402Config; x402GasWallets: GasWallets; x402ExternalFacilitator: ExternalFacilitator },
+    private readonly deps: {
+      db: Knex;
+      logger: Logger;
+      x402Config: X402Config;
+      x402GasWallets: GasWallets;
+      x402ExternalFacilitator: ExternalFacilitator;
+      x402Metrics: X402Metrics;
+    },
   ) {}
 
   /**
    * Settles `payment`: `{ success: true, transaction }` once mined with the authorization's
    * Transfer; `settlement_pending` (with the transaction) when not mined within
    * `receiptWaitSeconds`; else `success: false` with the protocol's reason (`transaction` is ""
-   * when nothing was sent). Never throws.
+   * when nothing was sent). Never throws. Counted in `gateway_x402_settlements_total`.
    */
   async settle(payment: VerifiedPayment): Promise<SettleResponse> {
+    const response = await this.settleOnce(payment);
+    this.deps.x402Metrics.settlement(payment.asset, response);
+    return response;
+  }
+
+  private async settleOnce(payment: VerifiedPayment): Promise<SettleResponse> {
     const { asset } = payment;
     const mode = this.deps.x402Config.settlement;
     if (mode === 'off') return this.failure(payment, X402_REASONS.settle, 'x402 settlement is off here (plugins.x402.settlement).');
