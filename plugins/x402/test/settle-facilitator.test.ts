@@ -15,7 +15,7 @@ import test from 'ava';
 import type { TestKernel } from '@gw/kernel/testing';
 import { Wallet } from 'ethers';
 import { X402_REASONS } from '../src/protocol/reasons.js';
-import { ANVIL_CAIP, officialFacilitator, startX402, USDC, type X402Harness } from './helpers.js';
+import { ANVIL_CAIP, officialFacilitator, resourceOf, signPayment, startX402, USDC, type X402Harness } from './helpers.js';
 import { SMALL_POOLS, settlementsWith, verifiedPayment } from './settle-payment.js';
 
 interface Answer {
@@ -122,6 +122,25 @@ test.serial('the external facilitator settles the verified payment with its own 
     spend_units: null,
     payer: payer.address.toLowerCase(),
   });
+});
+
+test.serial('through x402Payments.settle: the gateway verifies, asks the facilitator /verify, then /settle; the payment lands', async (t) => {
+  const invoice = await h.invoice('0.35');
+  const required = await gw.payments.requirementsFor(invoice, resourceOf(`${h.gw.url}/checkout/x`, `Invoice ${invoice.id}`));
+  const requirements = required!.accepts[0]!;
+  const payer = await h.payer(USDC);
+  const payload = await signPayment(payer, requirements);
+  const asked = seen.length;
+
+  const settled = await gw.payments.settle(payload, requirements, { projectId: h.project.projectId, invoiceId: invoice.id, source: 'invoice' });
+
+  t.like(settled, { success: true, payer: payer.address, network: ANVIL_CAIP });
+  t.deepEqual(
+    seen.slice(asked).map((s) => s.path),
+    ['/facilitator/verify', '/facilitator/settle'],
+  );
+  t.is(await h.balanceOf(invoice.address), 350_000n);
+  t.like((await rowsOf(invoice.id))[0], { mode: 'facilitator', status: 'settled', tx_hash: settled.transaction });
 });
 
 test.serial(
