@@ -81,11 +81,11 @@ export function settlementsWith(
   gw: TestKernel,
   settings: Partial<X402Config>,
 ): { settlements: X402Settlements; gasWallets: GasWallets; facilitator: ExternalFacilitator; payments: X402Payments } {
-  const { db, chains, logger, watchersOutputs, addressPoolService, invoicesService, tenancyProjects, x402Config: base } = gw.kernel.cradle;
+  const { db, chains, logger, watchersOutputs, addressPoolService, invoicesService, tenancyProjects, x402Metrics, x402Config: base } = gw.kernel.cradle;
   const x402Config: X402Config = { ...base, ...settings };
-  const gasWallets = new GasWallets({ db, x402Config, watchersOutputs, addressPoolService });
+  const gasWallets = new GasWallets({ db, x402Config, watchersOutputs, addressPoolService, x402Metrics });
   const facilitator = new ExternalFacilitator({ x402Config });
-  const settlements = new X402Settlements({ db, logger, x402Config, x402GasWallets: gasWallets, x402ExternalFacilitator: facilitator });
+  const settlements = new X402Settlements({ db, logger, x402Config, x402GasWallets: gasWallets, x402ExternalFacilitator: facilitator, x402Metrics });
   const payments = new X402Payments({
     db,
     chains,

@@ -1,6 +1,7 @@
 import type { ChainRegistry, Deps } from '@gw/kernel';
 import type { X402Config } from '../config.js';
 import { X402_VERSION } from '../protocol/messages.js';
+import type { GasWalletView } from '../services/gas-wallets.js';
 import { nativeAmount, type NativeAmount } from './native-amount.js';
 
 /** What the operator's status reads (the CLI's `x402 status`, the dashboard's x402 page, the readiness checks). */
@@ -105,7 +106,8 @@ export async function x402Status(deps: X402StatusDeps): Promise<X402StatusView> 
   };
 }
 
-export function gasWalletStatus(chains: ChainRegistry, w: Awaited<ReturnType<X402StatusDeps['x402GasWallets']['views']>>[number]): GasWalletStatus {
+/** A gas wallet's view with its amounts in the native coin, and the settlements its balance pays for. */
+export function gasWalletStatus(chains: ChainRegistry, w: GasWalletView): GasWalletStatus {
   const balance = w.balance_units === null ? null : BigInt(w.balance_units);
   const spent = BigInt(w.spent_24h_units);
   const perSettlement = BigInt(w.max_per_settlement_units);
