@@ -143,6 +143,34 @@ test.serial('through x402Payments.settle: the gateway verifies, asks the facilit
   t.like((await rowsOf(invoice.id))[0], { mode: 'facilitator', status: 'settled', tx_hash: settled.transaction });
 });
 
+test.serial('verification, then settleVerified (a payer URL, a paid tool): the facilitator is asked /verify once and /settle once', async (t) => {
+  const invoice = await h.invoice('0.55');
+  const required = await gw.payments.requirementsFor(invoice, resourceOf(`${h.gw.url}/checkout/x`, `Invoice ${invoice.id}`));
+  const requirements = required!.accepts[0]!;
+  const payer = await h.payer(USDC);
+  const payload = await signPayment(payer, requirements);
+  const asked = seen.length;
+
+  const verified = await gw.payments.verification(payload, requirements, { projectId: h.project.projectId, invoiceId: invoice.id, source: 'invoice' });
+  t.deepEqual(verified.response, { isValid: true, payer: payer.address });
+  const settled = await gw.payments.settleVerified(verified.payment!);
+
+  t.like(settled, { success: true, payer: payer.address, network: ANVIL_CAIP });
+  t.deepEqual(
+    seen.slice(asked).map((s) => s.path),
+    ['/facilitator/verify', '/facilitator/settle'],
+  );
+  t.is(await h.balanceOf(invoice.address), 550_000n);
+
+  // Verified again, it is refused (a replay, or nothing due once the watchers saw it): nothing to settle, the facilitator not asked.
+  const again = seen.length;
+  const refused = await gw.payments.verification(payload, requirements, { projectId: h.project.projectId, invoiceId: invoice.id, source: 'invoice' });
+  t.is(refused.response.isValid, false);
+  t.true([X402_REASONS.nonceUsed, X402_REASONS.requirements].includes(refused.response.invalidReason as never), refused.response.invalidReason);
+  t.is(seen.length, again);
+  t.is(refused.payment, undefined);
+});
+
 test.serial(
   'one authorization settled at once by two gateways in facilitator mode: the facilitator is asked once, the other settler gets invalid_exact_evm_nonce_already_used',
   async (t) => {

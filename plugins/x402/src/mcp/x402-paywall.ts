@@ -66,11 +66,12 @@ export class X402Paywall implements McpPaywall {
     if (!offered) return offer(X402_REASONS.requirements);
     const { required, target } = offered;
     const requirements = required.accepts[0]!;
-    const verified = await this.deps.x402Payments.verify(payload, requirements, target);
-    if (!verified.isValid) return paymentRequired({ ...required, error: verified.invalidReason ?? X402_REASONS.verify });
+    const { response: verified, payment } = await this.deps.x402Payments.verification(payload, requirements, target);
+    if (!payment) return paymentRequired({ ...required, error: verified.invalidReason ?? X402_REASONS.verify });
     const result = await call.run();
     if (result.isError) return result;
-    const settled = await this.deps.x402Payments.settle(payload, requirements, target);
+    // Verified before the run: settled as verified (a change on chain meanwhile fails the mined transaction, nothing is credited).
+    const settled = await this.deps.x402Payments.settleVerified(payment);
     if (!settled.success) return paymentRequired({ ...required, error: settled.errorReason ?? X402_REASONS.settle }, settled);
     return { ...result, _meta: { ...result._meta, [X402_MCP_META.response]: settled } };
   }

@@ -143,14 +143,18 @@ async function firstPayableCoin(deps: ResponderDeps, session: SessionView): Prom
   return undefined;
 }
 
-/** Verifies the payment against the offer, then settles it. */
+/**
+ * Verifies the payment against the offer once, then settles what was verified: a refused
+ * verification is the requirements with its reason; a settlement's failure carries its
+ * `PAYMENT-RESPONSE` too.
+ */
 async function pay(deps: ResponderDeps, ctx: Context, offer: Offer): Promise<RouteResult> {
   const requirements = offer.required.accepts[0]!;
   const payload = decodeX402Header(ctx.get(X402_HEADERS.signature));
   if (!payload) return paymentRequired({ ...offer.required, error: X402_REASONS.payload });
-  const verified = await deps.x402Payments.verify(payload, requirements, offer.target);
-  if (!verified.isValid) return paymentRequired({ ...offer.required, error: verified.invalidReason ?? X402_REASONS.verify });
-  const settled = await deps.x402Payments.settle(payload, requirements, offer.target);
+  const { response: verified, payment } = await deps.x402Payments.verification(payload, requirements, offer.target);
+  if (!payment) return paymentRequired({ ...offer.required, error: verified.invalidReason ?? X402_REASONS.verify });
+  const settled = await deps.x402Payments.settleVerified(payment);
   if (!settled.success) return paymentRequired({ ...offer.required, error: settled.errorReason ?? X402_REASONS.settle }, settled);
   const now = await deps.invoicesService.get(offer.target.projectId, offer.invoice.id);
   const body: X402PaymentBody = {

@@ -44,6 +44,13 @@ interface Refusal {
   readonly payer?: string;
 }
 
+/** A verification's outcome: the protocol's answer, and the payment to settle when it is valid. */
+export interface Verification {
+  readonly response: VerifyResponse;
+  /** Present exactly when `response.isValid`. */
+  readonly payment?: VerifiedPayment;
+}
+
 const refusal = (refused: X402Reason, payer?: string, message?: string): Refusal => ({
   refused,
   ...(payer === undefined ? {} : { payer }),
@@ -117,16 +124,28 @@ export class X402Payments {
    * bad payment: `{ isValid: false, invalidReason }` with the protocol's reason.
    */
   async verify(payload: unknown, requirements: PaymentRequirements, target: PaymentTarget): Promise<VerifyResponse> {
+    return (await this.verification(payload, requirements, target)).response;
+  }
+
+  /**
+   * `verify`, with the verified payment for `settleVerified` when it is valid: a caller that
+   * answers a refusal itself (a payer URL, the MCP paywall, which must not run a tool for an
+   * invalid payment) verifies once and settles what it verified, instead of `verify` then `settle`,
+   * which would read the chain, simulate and (facilitator mode) ask `/verify` twice.
+   */
+  async verification(payload: unknown, requirements: PaymentRequirements, target: PaymentTarget): Promise<Verification> {
     const checked = await this.checkSafely(payload, requirements, target, X402_REASONS.verify);
     if ('refused' in checked) {
       return {
-        isValid: false,
-        invalidReason: checked.refused,
-        ...(checked.message === undefined ? {} : { invalidMessage: checked.message }),
-        ...(checked.payer === undefined ? {} : { payer: checked.payer }),
+        response: {
+          isValid: false,
+          invalidReason: checked.refused,
+          ...(checked.message === undefined ? {} : { invalidMessage: checked.message }),
+          ...(checked.payer === undefined ? {} : { payer: checked.payer }),
+        },
       };
     }
-    return { isValid: true, payer: checked.payer };
+    return { response: { isValid: true, payer: checked.payer }, payment: checked };
   }
 
   /**
@@ -145,11 +164,21 @@ export class X402Payments {
         network: requirements.network,
       };
     }
+    return this.settleVerified(checked);
+  }
+
+  /**
+   * Settles a payment `verification` found valid, without verifying it again (the settlement
+   * itself still refuses a replay, and the gas wallet's caps under its lock). What changed on chain
+   * since (the payer's balance spent, the authorization used by another) fails the mined
+   * transaction, recorded `failed`. Never throws: `{ success: false, errorReason }`.
+   */
+  async settleVerified(payment: VerifiedPayment): Promise<SettleResponse> {
     try {
-      return await this.deps.x402Settlements.settle(checked);
+      return await this.deps.x402Settlements.settle(payment);
     } catch (error) {
-      this.deps.logger.error({ err: error, invoiceId: target.invoiceId }, 'x402: settlement failed unexpectedly');
-      return { success: false, errorReason: X402_REASONS.settle, payer: checked.payer, transaction: '', network: requirements.network };
+      this.deps.logger.error({ err: error, invoiceId: payment.target.invoiceId }, 'x402: settlement failed unexpectedly');
+      return { success: false, errorReason: X402_REASONS.settle, payer: payment.payer, transaction: '', network: payment.asset.caip };
     }
   }
 
