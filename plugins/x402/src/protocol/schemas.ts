@@ -1,3 +1,4 @@
+import { isAddress } from 'ethers';
 import Type, { type Static, type TSchema } from 'typebox';
 import { Compile, type Validator } from 'typebox/compile';
 import type { FacilitatorRequest, PaymentPayload, PaymentRequirements } from './messages.js';
@@ -84,13 +85,20 @@ const isObject = (value: unknown): value is Record<string, unknown> => typeof va
 /**
  * A client's payment (the decoded `PAYMENT-SIGNATURE`, MCP's `_meta["x402/payment"]`, a facilitator
  * request's `paymentPayload`): `invalid_x402_version` for a version other than 2 (a v1 payment
- * included), `invalid_payload` for anything else that is not the `exact` EVM payload. Never throws.
+ * included), `invalid_payload` for anything else that is not the `exact` EVM payload (a mixed-case
+ * address with a bad EIP-55 checksum included). Never throws.
  */
 export function parsePaymentPayload(value: unknown): Parsed<PaymentPayload> {
   if (!isObject(value)) return { ok: false, reason: X402_REASONS.payload };
   if (typeof value['x402Version'] === 'number' && value['x402Version'] !== X402_VERSION) return { ok: false, reason: X402_REASONS.version };
   if (!check(PaymentPayloadSchema, value)) return { ok: false, reason: X402_REASONS.payload };
-  return { ok: true, value: value as unknown as PaymentPayload };
+  const payment = value as unknown as PaymentPayload;
+  const { accepted, payload } = payment;
+  // The schema takes any case; a mixed-case address must also carry a valid EIP-55 checksum.
+  if (![accepted.asset, accepted.payTo, payload.authorization.from, payload.authorization.to].every((address) => isAddress(address))) {
+    return { ok: false, reason: X402_REASONS.payload };
+  }
+  return { ok: true, value: payment };
 }
 
 /** Requirements a caller names (a facilitator request's, a payment's `accepted`): `invalid_payload` unless well-formed. Never throws. */
