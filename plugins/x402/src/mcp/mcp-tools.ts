@@ -3,35 +3,22 @@ import {
   coreErrors,
   defineMcpTool,
   mcpArguments,
-  networkFor,
   ULID_PATTERN,
   withDeps,
   type Actor,
-  type ChainRegistry,
-  type CoinId,
+  type Deps,
   type McpToolDefinition,
   type ProjectPrincipal,
 } from '@gw/kernel';
-import type { InvoiceService, InvoiceView } from '@gw/plugin-invoices/contract';
-import type { CheckoutSessions, SessionView } from '@gw/plugin-sessions/contract';
+import type { SessionView } from '@gw/plugin-sessions/contract';
 import Type from 'typebox';
-import type { X402Config } from '../config.js';
 import { x402Errors } from '../errors.js';
-import type { PaymentRequired, ResourceInfo } from '../protocol/messages.js';
-import type { X402Networks } from '../services/x402-networks.js';
-import type { X402Payments } from '../services/x402-payments.js';
+import type { PaymentRequired } from '../protocol/messages.js';
+import type { PayerOffer } from '../services/payer-offers.js';
 
 /** The services the x402 MCP tools read. */
-export const X402_MCP_TOOLS_DEPS = ['x402Config', 'x402Payments', 'x402Networks', 'invoicesService', 'sessionsCheckout', 'chains'] as const;
-
-interface ToolDeps {
-  readonly x402Config: X402Config;
-  readonly x402Payments: X402Payments;
-  readonly x402Networks: X402Networks;
-  readonly invoicesService: InvoiceService;
-  readonly sessionsCheckout: CheckoutSessions;
-  readonly chains: ChainRegistry;
-}
+export const X402_MCP_TOOLS_DEPS = ['x402Config', 'x402Networks', 'x402PayerOffers', 'sessionsCheckout'] as const;
+type ToolDeps = Deps<(typeof X402_MCP_TOOLS_DEPS)[number]>;
 
 const RequirementsArguments = mcpArguments({
   invoice_id: Type.Optional(Type.String({ pattern: ULID_PATTERN, description: 'The invoice to pay (ULID). Exactly one of invoice_id and session_id.' })),
@@ -92,10 +79,7 @@ export const x402McpTools = withDeps([...X402_MCP_TOOLS_DEPS], (deps): McpToolDe
         throw coreErrors.validation_error({ message: 'coin picks the coin of a checkout session; an invoice has its coin.', details: { field: 'coin' } });
       }
       if (deps.x402Config.settlement === 'off') throw x402Errors.x402_off();
-      if (args.invoice_id !== undefined) {
-        const invoice = await deps.invoicesService.get(project.id, args.invoice_id);
-        return answer(deps, project, invoice, { url: invoice.checkout_url, description: `Invoice ${invoice.id}`, mimeType: 'application/json' });
-      }
+      if (args.invoice_id !== undefined) return answer(deps, project, await deps.x402PayerOffers.invoice(project.id, args.invoice_id));
       return sessionAnswer(deps, project, args.session_id!, args.coin, actor);
     },
   }),
@@ -113,42 +97,33 @@ async function sessionAnswer(
   actor: Actor,
 ): Promise<X402RequirementsAnswer> {
   const session = await deps.sessionsCheckout.get(project.id, sessionId);
-  const resource: ResourceInfo = { url: session.url, description: `Checkout session ${session.id}`, mimeType: 'application/json' };
   if (session.invoice_id !== null && (coin === undefined || coin === session.coin)) {
-    return answer(deps, project, await deps.invoicesService.get(project.id, session.invoice_id), resource);
+    return answer(deps, project, await deps.x402PayerOffers.sessionInvoice(session, session.invoice_id));
   }
   if (session.status !== 'open') throw x402Errors.x402_nothing_to_pay({ message: `The checkout session is ${session.status}.` });
-  const chosen = coin ?? (await firstPayableCoin(deps, project, session));
+  const chosen = coin ?? (await deps.x402PayerOffers.firstPayableCoin(session));
   if (chosen === undefined) {
     throw x402Errors.x402_coin_unsupported({
       message: 'None of the coins this checkout session allows can be paid with x402 here.',
       details: { allowed_coins: session.allowed_coins },
     });
   }
+  // A coin the session does not allow, but x402 can pay, is the sessions' coin_not_allowed (from the pick).
   if (!(await payable(deps, project, chosen))) throw unsupported(chosen);
-  const picked = await deps.sessionsCheckout.pick(tokenOf(session), chosen as CoinId, actor);
-  return answer(deps, project, await deps.invoicesService.get(project.id, picked.session.invoice_id!), resource);
+  return answer(deps, project, await deps.x402PayerOffers.pick(tokenOf(session), chosen, actor));
 }
 
-/** The invoice's requirements, or why it has none: a coin x402 cannot pay, or nothing to pay now. */
-async function answer(deps: ToolDeps, project: ProjectPrincipal, invoice: InvoiceView, resource: ResourceInfo): Promise<X402RequirementsAnswer> {
+/** The offer's requirements, or why it has none: a coin x402 cannot pay, or nothing to pay now. */
+async function answer(deps: ToolDeps, project: ProjectPrincipal, offer: PayerOffer): Promise<X402RequirementsAnswer> {
+  const { invoice, required, resource } = offer;
+  if (required && required.accepts.length > 0) return { pay_url: resource.url, payment_required: required };
   if (!(await payable(deps, project, invoice.coin))) throw unsupported(invoice.coin);
-  const required = await deps.x402Payments.requirementsFor(invoice, resource);
-  if (!required || required.accepts.length === 0) {
-    throw x402Errors.x402_nothing_to_pay({ message: `The invoice is ${invoice.status}: it accepts no payment now.`, details: { status: invoice.status } });
-  }
-  return { pay_url: resource.url, payment_required: required };
+  throw x402Errors.x402_nothing_to_pay({ message: `The invoice is ${invoice.status}: it accepts no payment now.`, details: { status: invoice.status } });
 }
 
 /** Whether x402 can pay `coin` on the network of the project's kind. */
 async function payable(deps: ToolDeps, project: ProjectPrincipal, coin: string): Promise<boolean> {
-  if (!(deps.chains.coinIds() as readonly string[]).includes(coin)) return false;
-  return (await deps.x402Networks.asset(coin, networkFor(deps.chains.coin(coin).adapter.definition, project.kind).id)) !== undefined;
-}
-
-async function firstPayableCoin(deps: ToolDeps, project: ProjectPrincipal, session: SessionView): Promise<string | undefined> {
-  for (const coin of session.allowed_coins) if (await payable(deps, project, coin)) return coin;
-  return undefined;
+  return (await deps.x402Networks.assetFor(coin, project.kind)) !== undefined;
 }
 
 function unsupported(coin: string) {

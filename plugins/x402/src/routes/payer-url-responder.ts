@@ -1,25 +1,24 @@
-import { networkFor, type Actor, type ChainRegistry, type MachinePaymentResponder, type Payable, type RouteResult } from '@gw/kernel';
+import type { Actor, MachinePaymentResponder, Payable, RouteResult } from '@gw/kernel';
 import type { InvoiceService, InvoiceView } from '@gw/plugin-invoices/contract';
-import type { CheckoutSessions, SessionView } from '@gw/plugin-sessions/contract';
+import type { CheckoutSessions } from '@gw/plugin-sessions/contract';
 import type { Context } from 'koa';
 import type { X402Config } from '../config.js';
 import { decodeX402Header, encodeX402Header } from '../protocol/headers.js';
 import { X402_HEADERS, X402_VERSION, type PaymentRequired, type ResourceInfo, type SettleResponse } from '../protocol/messages.js';
 import { X402_REASONS } from '../protocol/reasons.js';
+import { sessionResource, type PayerOffer, type PayerOffers } from '../services/payer-offers.js';
 import type { PaymentTarget } from '../services/payment-target.js';
-import type { X402Networks } from '../services/x402-networks.js';
 import type { X402Payments } from '../services/x402-payments.js';
 
 /** The services the payer URLs' x402 answers read. */
-export const PAYER_URL_RESPONDER_DEPS = ['x402Config', 'x402Payments', 'x402Networks', 'invoicesService', 'sessionsCheckout', 'chains'] as const;
+export const PAYER_URL_RESPONDER_DEPS = ['x402Config', 'x402Payments', 'x402PayerOffers', 'invoicesService', 'sessionsCheckout'] as const;
 
 interface ResponderDeps {
   readonly x402Config: X402Config;
   readonly x402Payments: X402Payments;
-  readonly x402Networks: X402Networks;
+  readonly x402PayerOffers: PayerOffers;
   readonly invoicesService: InvoiceService;
   readonly sessionsCheckout: CheckoutSessions;
-  readonly chains: ChainRegistry;
 }
 
 const HTML = /text\/html/i;
@@ -80,10 +79,8 @@ export function payerUrlResponder(deps: ResponderDeps): MachinePaymentResponder 
 }
 
 async function invoiceOffer(deps: ResponderDeps, payable: Extract<Payable, { kind: 'invoice' }>): Promise<Asked> {
-  const invoice = await deps.invoicesService.get(payable.projectId, payable.invoiceId);
-  const resource: ResourceInfo = { url: invoice.checkout_url, description: `Invoice ${invoice.id}`, mimeType: 'application/json' };
-  const required = await deps.x402Payments.requirementsFor(invoice, resource);
-  return { resource, offer: required && { invoice, required, target: { projectId: invoice.project_id, invoiceId: invoice.id, source: 'invoice' } } };
+  const offered = await deps.x402PayerOffers.invoice(payable.projectId, payable.invoiceId);
+  return { resource: offered.resource, offer: offerOf(offered, 'invoice') };
 }
 
 /**
@@ -93,54 +90,31 @@ async function invoiceOffer(deps: ResponderDeps, payable: Extract<Payable, { kin
  * `?coin=` is the page's (the payer chose that coin there).
  */
 async function sessionOffer(deps: ResponderDeps, ctx: Context, payable: Extract<Payable, { kind: 'session' }>, paying: boolean): Promise<Asked | undefined> {
+  const offers = deps.x402PayerOffers;
   const found = await deps.sessionsCheckout.byToken(payable.token);
   if (!found) return undefined;
   const session = found.session;
-  const resource: ResourceInfo = { url: session.url, description: `Checkout session ${session.id}`, mimeType: 'application/json' };
+  const resource = sessionResource(session);
   if (session.invoice_id !== null) {
-    const current = await sessionInvoiceOffer(deps, session, session.invoice_id, resource);
+    const current = offerOf(await offers.sessionInvoice(session, session.invoice_id), 'session', session.id);
     if (current || paying) return { resource, offer: current };
   }
   if (paying || session.status !== 'open') return { resource };
   const asked = typeof ctx.query['coin'] === 'string' && COIN.test(ctx.query['coin']) ? ctx.query['coin'] : undefined;
   if (session.invoice_id !== null && asked === undefined) return { resource };
-  const coin = asked !== undefined ? ((await payableCoin(deps, session, asked)) ? asked : undefined) : await firstPayableCoin(deps, session);
+  const coin = asked !== undefined ? ((await offers.payableCoin(session, asked)) ? asked : undefined) : await offers.firstPayableCoin(session);
   if (coin === undefined) return { resource };
   const requestId = String(ctx.state['requestId'] ?? '');
   const actor: Actor = { actor: 'x402', channel: 'rest', ...(requestId === '' ? {} : { requestId }) };
-  const picked = await deps.sessionsCheckout.pick(
-    payable.token,
-    session.allowed_coins.find((c) => c === coin)!,
-    actor,
-  );
-  const invoiceId = picked.session.invoice_id;
-  return { resource, offer: invoiceId === null ? undefined : await sessionInvoiceOffer(deps, picked.session, invoiceId, resource) };
+  return { resource, offer: offerOf(await offers.pick(payable.token, coin, actor), 'session', session.id) };
 }
 
-async function sessionInvoiceOffer(deps: ResponderDeps, session: SessionView, invoiceId: string, resource: ResourceInfo): Promise<Offer | undefined> {
-  const invoice = await deps.invoicesService.get(session.project_id, invoiceId);
-  const required = await deps.x402Payments.requirementsFor(invoice, resource);
-  return (
-    required && {
-      invoice,
-      required,
-      target: { projectId: session.project_id, invoiceId: invoice.id, source: 'session' },
-      sessionId: session.id,
-    }
-  );
-}
-
-/** Whether the session offers `coin` and x402 can pay it on the network of the session's project kind (never a sandbox's). */
-async function payableCoin(deps: ResponderDeps, session: SessionView, coin: string): Promise<boolean> {
-  if (session.mode === 'sandbox') return false;
-  if (!(session.allowed_coins as readonly string[]).includes(coin) || !(deps.chains.coinIds() as readonly string[]).includes(coin)) return false;
-  const network = networkFor(deps.chains.coin(coin).adapter.definition, session.mode);
-  return (await deps.x402Networks.asset(coin, network.id)) !== undefined;
-}
-
-async function firstPayableCoin(deps: ResponderDeps, session: SessionView): Promise<string | undefined> {
-  for (const coin of session.allowed_coins) if (await payableCoin(deps, session, coin)) return coin;
-  return undefined;
+/** The offer to pay when x402 can pay the payer URL's invoice now; undefined otherwise. */
+function offerOf(offered: PayerOffer, source: 'invoice' | 'session', sessionId?: string): Offer | undefined {
+  const { invoice, required } = offered;
+  if (!required) return undefined;
+  const target: PaymentTarget = { projectId: invoice.project_id, invoiceId: invoice.id, source };
+  return { invoice, required, target, ...(sessionId === undefined ? {} : { sessionId }) };
 }
 
 /** Verifies the payment against the offer, then settles it. */
