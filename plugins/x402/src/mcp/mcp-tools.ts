@@ -8,33 +8,20 @@ import {
   ULID_PATTERN,
   withDeps,
   type Actor,
-  type ChainRegistry,
+  type Deps,
   type McpToolDefinition,
   type ProjectPrincipal,
 } from '@gw/kernel';
-import type { InvoiceService, InvoiceView } from '@gw/plugin-invoices/contract';
-import type { CheckoutSessions, SessionView } from '@gw/plugin-sessions/contract';
+import type { SessionView } from '@gw/plugin-sessions/contract';
 import type { Logger } from 'pino';
 import Type from 'typebox';
-import type { X402Config } from '../config.js';
 import { x402Errors } from '../errors.js';
-import type { PaymentRequired, ResourceInfo } from '../protocol/messages.js';
-import type { X402Networks } from '../services/x402-networks.js';
-import type { X402Payments } from '../services/x402-payments.js';
-import { sessionCoinChoice, x402PayableCoin } from '../services/session-coins.js';
+import type { PaymentRequired } from '../protocol/messages.js';
+import type { PayerOffer } from '../services/payer-offers.js';
 
 /** The services the x402 MCP tools read. */
-export const X402_MCP_TOOLS_DEPS = ['x402Config', 'x402Payments', 'x402Networks', 'invoicesService', 'sessionsCheckout', 'chains', 'logger'] as const;
-
-interface ToolDeps {
-  readonly x402Config: X402Config;
-  readonly x402Payments: X402Payments;
-  readonly x402Networks: X402Networks;
-  readonly invoicesService: InvoiceService;
-  readonly sessionsCheckout: CheckoutSessions;
-  readonly chains: ChainRegistry;
-  readonly logger: Logger;
-}
+export const X402_MCP_TOOLS_DEPS = ['x402Config', 'x402Networks', 'x402PayerOffers', 'sessionsCheckout', 'logger'] as const;
+type ToolDeps = Deps<(typeof X402_MCP_TOOLS_DEPS)[number]> & { readonly logger: Logger };
 
 const RequirementsArguments = mcpArguments({
   invoice_id: Type.Optional(Type.String({ pattern: ULID_PATTERN, description: 'The invoice to pay (ULID). Exactly one of invoice_id and session_id.' })),
@@ -96,10 +83,7 @@ export const x402McpTools = withDeps([...X402_MCP_TOOLS_DEPS], (deps): McpToolDe
       }
       if (deps.x402Config.settlement === 'off') throw x402Errors.x402_off();
       try {
-        if (args.invoice_id !== undefined) {
-          const invoice = await deps.invoicesService.get(project.id, args.invoice_id);
-          return await answer(deps, project, invoice, { url: invoice.checkout_url, description: `Invoice ${invoice.id}`, mimeType: 'application/json' });
-        }
+        if (args.invoice_id !== undefined) return await answer(deps, project, await deps.x402PayerOffers.invoice(project.id, args.invoice_id));
         return await sessionAnswer(deps, project, args.session_id!, args.coin, actor);
       } catch (error) {
         // The token's EIP-3009 probe asks the chain: its providers failing is the catalogued retryable error.
@@ -114,9 +98,9 @@ export const x402McpTools = withDeps([...X402_MCP_TOOLS_DEPS], (deps): McpToolDe
 ]);
 
 /**
- * A session's requirements, by the payer URL's rule (`sessionCoinChoice`): those of its current
- * invoice when x402 can pay its coin; before any pick, of `coin` (or the first allowed coin x402
- * can pay), picked first. A session's coin is never switched here.
+ * A session's requirements, by the payer URL's rule (`PayerOffers.coinChoice`): those of its
+ * current invoice when x402 can pay its coin; before any pick, of `coin` (or the first allowed coin
+ * x402 can pay), picked first. A session's coin is never switched here.
  */
 async function sessionAnswer(
   deps: ToolDeps,
@@ -126,8 +110,7 @@ async function sessionAnswer(
   actor: Actor,
 ): Promise<X402RequirementsAnswer> {
   const session = await deps.sessionsCheckout.get(project.id, sessionId);
-  const resource: ResourceInfo = { url: session.url, description: `Checkout session ${session.id}`, mimeType: 'application/json' };
-  const choice = await sessionCoinChoice(deps, session, coin);
+  const choice = await deps.x402PayerOffers.coinChoice(session, coin);
   switch (choice.kind) {
     case 'current':
       if (coin !== undefined && coin !== choice.coin) {
@@ -136,7 +119,7 @@ async function sessionAnswer(
           details: { field: 'coin', current_coin: choice.coin },
         });
       }
-      return answer(deps, project, await deps.invoicesService.get(project.id, choice.invoiceId), resource);
+      return answer(deps, project, await deps.x402PayerOffers.sessionInvoice(session, choice.invoiceId));
     case 'current_unpayable':
       throw x402Errors.x402_coin_unsupported({
         message: `The payer picked ${choice.coin} for this checkout session, which x402 cannot pay here; the session's coin is not switched.`,
@@ -155,26 +138,22 @@ async function sessionAnswer(
         message: 'None of the coins this checkout session allows can be paid with x402 here.',
         details: { allowed_coins: session.allowed_coins },
       });
-    case 'pick': {
-      const picked = await deps.sessionsCheckout.pick(tokenOf(session), choice.coin, actor);
-      return answer(deps, project, await deps.invoicesService.get(project.id, picked.session.invoice_id!), resource);
-    }
+    case 'pick':
+      return answer(deps, project, await deps.x402PayerOffers.pick(tokenOf(session), choice.coin, actor));
   }
 }
 
-/** The invoice's requirements, or why it has none: a coin x402 cannot pay, or nothing to pay now. */
-async function answer(deps: ToolDeps, project: ProjectPrincipal, invoice: InvoiceView, resource: ResourceInfo): Promise<X402RequirementsAnswer> {
+/** The offer's requirements, or why it has none: a coin x402 cannot pay, or nothing to pay now. */
+async function answer(deps: ToolDeps, project: ProjectPrincipal, offer: PayerOffer): Promise<X402RequirementsAnswer> {
+  const { invoice, required, resource } = offer;
+  if (required && required.accepts.length > 0) return { pay_url: resource.url, payment_required: required };
   if (!(await payable(deps, project, invoice.coin))) throw unsupported(invoice.coin);
-  const required = await deps.x402Payments.requirementsFor(invoice, resource);
-  if (!required || required.accepts.length === 0) {
-    throw x402Errors.x402_nothing_to_pay({ message: `The invoice is ${invoice.status}: it accepts no payment now.`, details: { status: invoice.status } });
-  }
-  return { pay_url: resource.url, payment_required: required };
+  throw x402Errors.x402_nothing_to_pay({ message: `The invoice is ${invoice.status}: it accepts no payment now.`, details: { status: invoice.status } });
 }
 
 /** Whether x402 can pay `coin` on the network of the project's kind. */
-function payable(deps: ToolDeps, project: ProjectPrincipal, coin: string): Promise<boolean> {
-  return x402PayableCoin(deps, coin, project.kind);
+async function payable(deps: ToolDeps, project: ProjectPrincipal, coin: string): Promise<boolean> {
+  return (await deps.x402Networks.assetFor(coin, project.kind)) !== undefined;
 }
 
 function unsupported(coin: string) {

@@ -1,4 +1,4 @@
-import { type Actor, type ChainRegistry, type MachinePaymentResponder, type Payable, type RouteResult } from '@gw/kernel';
+import type { Actor, MachinePaymentResponder, Payable, RouteResult } from '@gw/kernel';
 import type { InvoiceService, InvoiceView } from '@gw/plugin-invoices/contract';
 import type { CheckoutSessions, SessionView } from '@gw/plugin-sessions/contract';
 import type { Context } from 'koa';
@@ -7,21 +7,20 @@ import type { X402Config } from '../config.js';
 import { decodeX402Header, encodeX402Header } from '../protocol/headers.js';
 import { X402_HEADERS, X402_VERSION, type PaymentRequired, type ResourceInfo, type SettleResponse } from '../protocol/messages.js';
 import { X402_REASONS } from '../protocol/reasons.js';
+import { sessionResource, type PayerOffer, type PayerOffers } from '../services/payer-offers.js';
 import type { PaymentTarget } from '../services/payment-target.js';
-import { sessionCoinChoice, sessionPayableAssets } from '../services/session-coins.js';
-import type { X402Asset, X402Networks } from '../services/x402-networks.js';
+import type { X402Asset } from '../services/x402-networks.js';
 import type { X402Payments } from '../services/x402-payments.js';
 
 /** The services the payer URLs' x402 answers read. */
-export const PAYER_URL_RESPONDER_DEPS = ['x402Config', 'x402Payments', 'x402Networks', 'invoicesService', 'sessionsCheckout', 'chains', 'logger'] as const;
+export const PAYER_URL_RESPONDER_DEPS = ['x402Config', 'x402Payments', 'x402PayerOffers', 'invoicesService', 'sessionsCheckout', 'logger'] as const;
 
 interface ResponderDeps {
   readonly x402Config: X402Config;
   readonly x402Payments: X402Payments;
-  readonly x402Networks: X402Networks;
+  readonly x402PayerOffers: PayerOffers;
   readonly invoicesService: InvoiceService;
   readonly sessionsCheckout: CheckoutSessions;
-  readonly chains: ChainRegistry;
   readonly logger: Logger;
 }
 
@@ -93,46 +92,49 @@ export function payerUrlResponder(deps: ResponderDeps): MachinePaymentResponder 
 }
 
 async function invoiceOffer(deps: ResponderDeps, payable: Extract<Payable, { kind: 'invoice' }>): Promise<Asked> {
-  const invoice = await deps.invoicesService.get(payable.projectId, payable.invoiceId);
-  const resource: ResourceInfo = { url: invoice.checkout_url, description: `Invoice ${invoice.id}`, mimeType: 'application/json' };
-  const required = await deps.x402Payments.requirementsFor(invoice, resource);
-  return { resource, offer: required && { invoice, required, target: { projectId: invoice.project_id, invoiceId: invoice.id, source: 'invoice' } } };
+  const offered = await deps.x402PayerOffers.invoice(payable.projectId, payable.invoiceId);
+  return { resource: offered.resource, offer: offerOf(offered, 'invoice') };
 }
 
 /**
- * A session's invoice to pay (`sessionCoinChoice`, the rule MCP's tool shares): the current one
- * when x402 can pay its coin; before any pick, `?coin=` or else the first allowed payable coin,
+ * A session's invoice to pay (`PayerOffers.coinChoice`, the rule MCP's tool shares): the current
+ * one when x402 can pay its coin; before any pick, `?coin=` or else the first allowed payable coin,
  * picked as the payer's page picks it. A GET never switches the coin: a current invoice of another
  * coin is the page's, and a payment pays the current invoice or nothing.
  */
 async function sessionOffer(deps: ResponderDeps, ctx: Context, payable: Extract<Payable, { kind: 'session' }>, paying: boolean): Promise<Asked | undefined> {
+  const offers = deps.x402PayerOffers;
   const found = await deps.sessionsCheckout.byToken(payable.token);
   if (!found) return undefined;
   const session = found.session;
-  const resource: ResourceInfo = { url: session.url, description: `Checkout session ${session.id}`, mimeType: 'application/json' };
+  const resource = sessionResource(session);
   const asked = typeof ctx.query['coin'] === 'string' && COIN.test(ctx.query['coin']) ? ctx.query['coin'] : undefined;
-  const choice = await sessionCoinChoice(deps, session, asked);
-  if (choice.kind === 'current') return { resource, offer: await sessionInvoiceOffer(deps, session, choice.invoiceId, resource) };
+  const choice = await offers.coinChoice(session, asked);
+  if (choice.kind === 'current') return { resource, offer: await sessionOfferOf(deps, session, await offers.sessionInvoice(session, choice.invoiceId)) };
   if (paying || choice.kind !== 'pick') return { resource };
   const requestId = String(ctx.state['requestId'] ?? '');
   const actor: Actor = { actor: 'x402', channel: 'rest', ...(requestId === '' ? {} : { requestId }) };
-  const picked = await deps.sessionsCheckout.pick(payable.token, choice.coin, actor);
-  const invoiceId = picked.session.invoice_id;
-  return { resource, offer: invoiceId === null ? undefined : await sessionInvoiceOffer(deps, picked.session, invoiceId, resource) };
+  return { resource, offer: await sessionOfferOf(deps, session, await offers.pick(payable.token, choice.coin, actor)) };
 }
 
-async function sessionInvoiceOffer(deps: ResponderDeps, session: SessionView, invoiceId: string, resource: ResourceInfo): Promise<Offer | undefined> {
-  const invoice = await deps.invoicesService.get(session.project_id, invoiceId);
-  const required = await deps.x402Payments.requirementsFor(invoice, resource);
-  if (!required) return undefined;
-  const others = (await sessionPayableAssets(deps, session)).filter((asset) => asset.coin !== invoice.coin);
+/** A session invoice's offer, naming the session's other payable coins in its 402 (M5: `?coin=` is discoverable). */
+async function sessionOfferOf(deps: ResponderDeps, session: SessionView, offered: PayerOffer): Promise<Offer | undefined> {
+  const offer = offerOf(offered, 'session', session.id);
+  if (!offer) return undefined;
+  const others = (await deps.x402PayerOffers.payableAssets(session)).filter((asset) => asset.coin !== offer.invoice.coin);
+  if (others.length === 0) return offer;
   return {
-    invoice,
-    required:
-      others.length === 0 ? required : { ...required, extensions: { ...required.extensions, [SESSION_COINS_EXTENSION]: coinsExtension(session, others) } },
-    target: { projectId: session.project_id, invoiceId: invoice.id, source: 'session' },
-    sessionId: session.id,
+    ...offer,
+    required: { ...offer.required, extensions: { ...offer.required.extensions, [SESSION_COINS_EXTENSION]: coinsExtension(session, others) } },
   };
+}
+
+/** The offer to pay when x402 can pay the payer URL's invoice now; undefined otherwise. */
+function offerOf(offered: PayerOffer, source: 'invoice' | 'session', sessionId?: string): Offer | undefined {
+  const { invoice, required } = offered;
+  if (!required) return undefined;
+  const target: PaymentTarget = { projectId: invoice.project_id, invoiceId: invoice.id, source };
+  return { invoice, required, target, ...(sessionId === undefined ? {} : { sessionId }) };
 }
 
 /**
