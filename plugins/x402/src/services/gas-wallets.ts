@@ -301,5 +301,3 @@ function submissionRefusal(tx: Transaction, domain: AuthorizationDomain, authori
 function maxOf(a: bigint, b: bigint): bigint {
   return a > b ? a : b;
 }
-
-export type { AuthorizationDomain };

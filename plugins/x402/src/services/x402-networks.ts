@@ -65,14 +65,6 @@ export class X402Networks {
     return this.asset(coin, networkFor(this.deps.chains.coin(coin).adapter.definition, kind).id);
   }
 
-  /** The asset a requirement names (its CAIP network and token contract, any case); undefined when none matches. */
-  async byRequirement(caip: string, asset: string): Promise<X402Asset | undefined> {
-    if (this.deps.x402Config.settlement === 'off') return undefined;
-    const contract = asset.toLowerCase();
-    const candidate = this.candidates().find((c) => eip155(c.network.evmChainId!) === caip && c.contract.toLowerCase() === contract);
-    return candidate && this.payable(candidate);
-  }
-
   /**
    * Whether this gateway settles anything on the CAIP network (a watched EVM network with, in
    * `gas_wallet` mode, a gas wallet), whatever its tokens: `invalid_network` otherwise.
