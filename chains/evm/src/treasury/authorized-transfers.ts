@@ -128,6 +128,16 @@ export class EvmAuthorizedTransfers implements AuthorizedTransfers {
     return quantity(nonce, 'eth_getTransactionCount');
   }
 
+  async minedNonce(account: string): Promise<bigint> {
+    const [nonce] = await this.rpc.batch('nonces', [['eth_getTransactionCount', [address(account, 'address'), 'latest']]]);
+    return quantity(nonce, 'eth_getTransactionCount');
+  }
+
+  async transactionKnown(txHash: string): Promise<boolean> {
+    const tx = await this.rpc.call('transaction', 'eth_getTransactionByHash', [transactionHash(txHash)]);
+    return tx !== null && tx !== undefined;
+  }
+
   async nativeBalance(account: string): Promise<bigint> {
     const [balance] = await this.rpc.batch('balances', [['eth_getBalance', [address(account, 'address'), 'latest']]]);
     return quantity(balance, 'eth_getBalance');
@@ -147,10 +157,9 @@ export class EvmAuthorizedTransfers implements AuthorizedTransfers {
   }
 
   async receipt(txHash: string, authorization: TransferAuthorization, domain: AuthorizationDomain): Promise<SettlementReceipt | null> {
-    if (typeof txHash !== 'string' || !BYTES32_PATTERN.test(txHash))
-      throw chainErrors.validation_error({ message: 'Not a transaction hash (0x and 64 hex digits).' });
+    const hash = transactionHash(txHash);
     const token = this.tokenOf(domain).toLowerCase();
-    const mined = (await this.rpc.call('receipt', 'eth_getTransactionReceipt', [txHash.toLowerCase()])) as {
+    const mined = (await this.rpc.call('receipt', 'eth_getTransactionReceipt', [hash])) as {
       blockNumber?: string | null;
       status?: string;
       logs?: { address?: string; topics?: string[]; data?: string }[];
@@ -217,6 +226,13 @@ function submissionData(authorization: TransferAuthorization, signature: string)
     },
     parsed,
   );
+}
+
+/** A transaction hash, lowercase (throws `validation_error`). */
+function transactionHash(txHash: string): string {
+  if (typeof txHash !== 'string' || !BYTES32_PATTERN.test(txHash))
+    throw chainErrors.validation_error({ message: 'Not a transaction hash (0x and 64 hex digits).' });
+  return txHash.toLowerCase();
 }
 
 function address(value: string, what: string): string {

@@ -91,6 +91,12 @@ export interface AuthorizedTransfers {
   /** The account's next nonce, pending transactions counted. */
   pendingNonce(address: string): Promise<bigint>;
 
+  /** The account's next nonce counting mined transactions only: every nonce below it is used for good. */
+  minedNonce(address: string): Promise<bigint>;
+
+  /** Whether the node knows the transaction (in its pool, or mined); false for one it dropped or never had. */
+  transactionKnown(txHash: string): Promise<boolean>;
+
   /** The native coin an address holds (the gas payer's balance), base units. */
   nativeBalance(address: string): Promise<bigint>;
 
