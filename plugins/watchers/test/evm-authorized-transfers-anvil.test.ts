@@ -177,6 +177,33 @@ test.serial('receipt: null until the settlement is mined; the pending nonce coun
   }
 });
 
+test.serial('minedNonce counts mined transactions only; transactionKnown: a pooled or mined transaction yes, a dropped or unknown one no', async (t) => {
+  const { authorization, signature } = await authorize(USDC);
+  const inspection = await transfers.inspect(domain, authorization, signature, gasWallet.address);
+  if (!inspection.simulation.ok) return t.fail(inspection.simulation.reason);
+  const mined = await transfers.minedNonce(gasWallet.address);
+  t.is(mined, await transfers.pendingNonce(gasWallet.address));
+  t.false(await transfers.transactionKnown(hexlify(randomBytes(32))));
+  await chain.anvil.pauseMining();
+  try {
+    const { hash } = await settle(authorization, signature, inspection.simulation.gasUnits);
+    t.true(await transfers.transactionKnown(hash));
+    t.is(await transfers.minedNonce(gasWallet.address), mined);
+    t.is(await transfers.pendingNonce(gasWallet.address), mined + 1n);
+    await chain.anvil.rpc('anvil_dropTransaction', [hash]);
+    t.false(await transfers.transactionKnown(hash));
+    t.is(await transfers.pendingNonce(gasWallet.address), mined);
+
+    const again = await settle(authorization, signature, inspection.simulation.gasUnits);
+    await chain.anvil.mine(1);
+    t.true(await transfers.transactionKnown(again.hash));
+    t.is(await transfers.minedNonce(gasWallet.address), mined + 1n);
+  } finally {
+    await chain.anvil.resumeMining();
+  }
+  await t.throwsAsync(transfers.transactionKnown('0x1234'), { message: /Not a transaction hash/ });
+});
+
 test.serial('an authorization of more than the balance, or an expired one, fails the simulation with the token’s reason', async (t) => {
   const balance = await chain.balanceOf(chain.contracts.eip3009, payer.address);
   const over = await authorize(balance + 1n);

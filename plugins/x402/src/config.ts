@@ -67,6 +67,11 @@ export const X402ConfigSchema = Type.Object(
       default: 60,
       description: 'How long a settlement waits for its transaction to be mined before it answers `settlement_pending`.',
     }),
+    followCron: Type.String({
+      default: '* * * * *',
+      description:
+        'When settlements left `submitted` or `pending` are followed (cron, UTC): mined ones recorded `settled` or `failed`, ones the node dropped `failed` (`dropped`).',
+    }),
     payToPerMinute: Type.Integer({
       minimum: 1,
       maximum: 100000,

@@ -8,6 +8,7 @@ import type { X402Config } from './config.js';
 import type { X402Metrics } from './metrics.js';
 import type { ExternalFacilitator } from './services/external-facilitator.js';
 import type { GasWallets } from './services/gas-wallets.js';
+import type { SettlementFollower } from './services/settlement-follower.js';
 import type { X402Networks } from './services/x402-networks.js';
 import type { X402Offers } from './services/x402-offers.js';
 import type { X402Payments } from './services/x402-payments.js';
@@ -24,6 +25,8 @@ declare module '@gw/kernel' {
     readonly x402Offers: X402Offers;
     /** The settlements: one per authorization, the gas wallet or the external facilitator, the receipt. */
     readonly x402Settlements: X402Settlements;
+    /** The follow job's work: settlements left `submitted`/`pending` to their outcome, dropped ones failed. */
+    readonly x402SettlementFollower: SettlementFollower;
     /** The capped settlement gas wallets. */
     readonly x402GasWallets: GasWallets;
     /** The external facilitator of `settlement: facilitator`. */

@@ -1,12 +1,14 @@
 import { contribute, definePlugin, MACHINE_PAYMENT_RESPONDERS, MCP_PAYWALLS, service, serviceValue, withDeps } from '@gw/kernel';
 import { dashboardPages } from '@gw/plugin-dashboard/contract';
 import { m0001X402 } from '../migrations/0001_x402.js';
+import { m0002X402Follow } from '../migrations/0002_x402_follow.js';
 import { x402Commands } from './cli.js';
 import { X402ConfigSchema } from './config.js';
 import { X402_EXPORTS } from './contract.js';
 import { X402_PAGE_DEPS, x402Page } from './dashboard/x402-page.js';
 import { x402Errors } from './errors.js';
 import { createFacilitatorAuthenticator } from './facilitator-authenticator.js';
+import { x402Jobs } from './jobs.js';
 import { x402McpTools } from './mcp/mcp-tools.js';
 import { checkPaidTools, PAID_TOOLS_CHECK_DEPS } from './mcp/paid-tools-check.js';
 import { X402_PAYWALL_DEPS, X402Paywall } from './mcp/x402-paywall.js';
@@ -16,6 +18,7 @@ import { FACILITATOR_ROUTES_DEPS, facilitatorRoutes } from './routes/facilitator
 import { PAYER_URL_RESPONDER_DEPS, payerUrlResponder } from './routes/payer-url-responder.js';
 import { ExternalFacilitator } from './services/external-facilitator.js';
 import { GasWallets } from './services/gas-wallets.js';
+import { SettlementFollower } from './services/settlement-follower.js';
 import { X402Networks } from './services/x402-networks.js';
 import { X402Offers } from './services/x402-offers.js';
 import { X402Payments } from './services/x402-payments.js';
@@ -33,7 +36,7 @@ export const x402Plugin = definePlugin({
   exports: X402_EXPORTS,
   config: X402ConfigSchema,
   errors: [x402Errors],
-  migrations: [m0001X402],
+  migrations: [m0001X402, m0002X402Follow],
   register: ({ config }) => ({
     x402Config: serviceValue(config),
     x402Metrics: service(['metrics'], ({ metrics }) => createX402Metrics(metrics.registry)),
@@ -41,6 +44,7 @@ export const x402Plugin = definePlugin({
     x402GasWallets: service(['db', 'logger', 'x402Config', 'watchersOutputs', 'addressPoolService', 'x402Metrics'], (deps) => new GasWallets(deps)),
     x402ExternalFacilitator: service(['x402Config'], (deps) => new ExternalFacilitator(deps)),
     x402Settlements: service(['db', 'logger', 'x402Config', 'x402GasWallets', 'x402ExternalFacilitator', 'x402Metrics'], (deps) => new X402Settlements(deps)),
+    x402SettlementFollower: service(['logger', 'x402Config', 'x402Settlements', 'watchersOutputs', 'x402Metrics'], (deps) => new SettlementFollower(deps)),
     x402Payments: service(
       [
         'db',
@@ -58,6 +62,8 @@ export const x402Plugin = definePlugin({
     ),
     x402Offers: service(['db', 'chains', 'rateLimiter', 'invoicesService', 'x402Config', 'x402Networks', 'x402Payments'], (deps) => new X402Offers(deps)),
   }),
+  // Settlements not mined while their settler waited: followed to their outcome.
+  jobs: x402Jobs,
   cli: x402Commands,
   readiness: x402Readiness,
   // An invoice's or session's requirements, for agents that pay.

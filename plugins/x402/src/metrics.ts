@@ -6,6 +6,10 @@ import { X402_REASONS } from './protocol/reasons.js';
 export const SETTLEMENT_RESULTS = ['settled', 'pending', 'failed', 'refused', 'replayed'] as const;
 export type SettlementResult = (typeof SETTLEMENT_RESULTS)[number];
 
+/** What the follow job found of a settlement left `submitted` or `pending`, as `gateway_x402_settlements_followed_total` counts it. */
+export const FOLLOWED_RESULTS = ['settled', 'failed', 'dropped'] as const;
+export type FollowedResult = (typeof FOLLOWED_RESULTS)[number];
+
 /**
  * The result of a settlement's answer: `settled` (mined, the transfer logged), `pending` (sent,
  * not mined within `receiptWaitSeconds`), `refused` (the gateway's own refusal before anything was
@@ -34,12 +38,18 @@ export function settlementResult(response: Pick<SettleResponse, 'success' | 'err
  * - `gateway_x402_gas_spent_units{chain,network}`: native base units (wei) the gas wallets signed
  *   for (gas limit × max fee per gas of each sent settlement, as their daily cap counts it); an
  *   external facilitator's gas is not ours and is not counted.
+ * - `gateway_x402_settlements_followed_total{chain,network,result}`: settlements the follow job
+ *   finished after their answer ({@link FOLLOWED_RESULTS}): mined (`settled`, `failed`), or
+ *   `dropped` by the node.
  */
 export interface X402Metrics {
   readonly settlements: Counter<'chain' | 'network' | 'result'>;
   readonly gasSpent: Counter<'chain' | 'network'>;
+  readonly followed: Counter<'chain' | 'network' | 'result'>;
   /** Counts one settlement's answer on the gateway's network. */
   settlement(network: { readonly chain: string; readonly network: string }, response: Pick<SettleResponse, 'success' | 'errorReason'>): void;
+  /** Counts one settlement the follow job finished. */
+  settlementFollowed(network: { readonly chain: string; readonly network: string }, result: FollowedResult): void;
   /** Counts what a gas wallet signed for in a settlement it sent (gas limit × max fee, wei). */
   gasSigned(network: { readonly chain: string; readonly network: string }, spendUnits: bigint): void;
 }
@@ -58,9 +68,17 @@ export function createX402Metrics(registry: Registry): X402Metrics {
     labelNames: ['chain', 'network'],
     registers,
   });
+  const followed = new Counter({
+    name: 'gateway_x402_settlements_followed_total',
+    help: 'x402 settlements left submitted or pending that the follow job (plugins.x402.followCron) finished, by result: settled (mined with the transfer), failed (mined reverted or without it), dropped (the node no longer has it and never mined it).',
+    labelNames: ['chain', 'network', 'result'],
+    registers,
+  });
   return {
     settlements,
     gasSpent,
+    followed,
+    settlementFollowed: ({ chain, network }, result) => followed.inc({ chain, network, result }),
     settlement: ({ chain, network }, response) => settlements.inc({ chain, network, result: settlementResult(response) }),
     gasSigned: ({ chain, network }, spendUnits) => {
       if (spendUnits > 0n) gasSpent.inc({ chain, network }, Number(spendUnits));

@@ -196,7 +196,7 @@ export class GasWallets {
           );
           await sqlQuery(
             trx,
-            sql`update x402_settlements set status = 'failed', error_reason = 'invalid_exact_evm_transaction_failed',
+            sql`update x402_settlements set status = 'failed', error_reason = 'dropped',
                        error_message = 'The node dropped the transaction and refused it again.'
                  where id = ${row.id}`,
           );

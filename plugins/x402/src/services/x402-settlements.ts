@@ -46,6 +46,26 @@ export interface SettlementView {
   readonly settled_at_iso: string | null;
 }
 
+/** A settlement whose transaction's outcome is not recorded yet (`submitted`, `pending`): what the follow job reads. */
+export interface UnfinishedSettlement {
+  readonly id: string;
+  readonly chain: string;
+  readonly network: string;
+  readonly coin: string;
+  readonly mode: 'gas_wallet' | 'facilitator';
+  readonly txHash: string;
+  /** The authorization as far as its receipt is checked (`validAfter` is not kept: 0). */
+  readonly authorization: TransferAuthorization;
+  readonly gasAddress: string | null;
+  readonly gasNonce: bigint | null;
+  /** Seconds since the row was written (the database's clock). */
+  readonly ageSeconds: number;
+}
+
+/** How a settlement's transaction ended, once known. */
+export type SettlementOutcome =
+  { readonly status: 'settled' } | { readonly status: 'pending' } | { readonly status: 'failed'; readonly reason: string; readonly message: string };
+
 /** How often the receipt is asked for while a settlement waits for it. */
 const RECEIPT_POLL_MS = 250;
 /** PostgreSQL's bigint: a `validBefore` beyond it (a uint256 may be) is stored as this, which is forever all the same. */
@@ -267,6 +287,76 @@ export class X402Settlements {
     }));
   }
 
+  /**
+   * Settlements sent whose outcome is not recorded: every `pending` one, and `submitted` ones older
+   * than `submittedForSeconds` (younger ones have their settler still waiting), oldest first.
+   */
+  async unfinished(options: { readonly submittedForSeconds: number; readonly limit: number }): Promise<UnfinishedSettlement[]> {
+    const rows = await sqlQuery<{
+      id: string;
+      chain: string;
+      network: string;
+      coin: string;
+      mode: 'gas_wallet' | 'facilitator';
+      tx_hash: string;
+      payer: string;
+      pay_to: string;
+      value_units: string;
+      auth_nonce: string;
+      valid_before: string;
+      gas_address: string | null;
+      gas_nonce: string | null;
+      age_seconds: number;
+    }>(
+      this.deps.db,
+      sql`select id, chain, network, coin, mode, tx_hash, payer, pay_to, value_units::text as value_units, auth_nonce,
+                 valid_before::text as valid_before, gas_address, gas_nonce::text as gas_nonce,
+                 extract(epoch from now() - created_at)::float8 as age_seconds
+            from x402_settlements
+           where status in ('submitted', 'pending') and tx_hash is not null
+             and (status = 'pending' or created_at < now() - make_interval(secs => ${options.submittedForSeconds}))
+           order by created_at, id
+           limit ${Math.max(1, Math.floor(options.limit))}`,
+    );
+    return rows.map((row) => ({
+      id: row.id,
+      chain: row.chain,
+      network: row.network,
+      coin: row.coin,
+      mode: row.mode,
+      txHash: row.tx_hash,
+      authorization: {
+        from: row.payer,
+        to: row.pay_to,
+        value: BigInt(row.value_units),
+        validAfter: 0n,
+        validBefore: BigInt(row.valid_before),
+        nonce: row.auth_nonce,
+      },
+      gasAddress: row.gas_address,
+      gasNonce: row.gas_nonce === null ? null : BigInt(row.gas_nonce),
+      ageSeconds: Number(row.age_seconds),
+    }));
+  }
+
+  /**
+   * Records the chain's word on a sent settlement still `submitted` or `pending` (a finished one
+   * keeps its outcome: the settler and the follow job may both learn it); whether this changed it.
+   */
+  async finish(id: string, outcome: SettlementOutcome): Promise<boolean> {
+    const reason = outcome.status === 'failed' ? outcome.reason : null;
+    const message = outcome.status === 'failed' ? outcome.message : null;
+    const changed = await sqlQuery<{ id: string }>(
+      this.deps.db,
+      sql`update x402_settlements
+             set status = ${outcome.status}, settled_at = case when ${outcome.status}::text = 'settled' then now() else settled_at end,
+                 error_reason = ${reason}, error_message = ${message}
+           where id = ${id} and status in ('submitted', 'pending') and status <> ${outcome.status}
+          returning id`,
+    );
+    return changed.length > 0;
+  }
+
   /** The settlement's row, `submitted`; a second one of the same authorization waits for the first's transaction, then fails unique. */
   private async insert(trx: Knex.Transaction, id: string, mode: 'gas_wallet' | 'facilitator', payment: VerifiedPayment): Promise<void> {
     const { asset, authorization, target } = payment;
@@ -303,7 +393,7 @@ export class X402Settlements {
     }
     const done = { transaction: txHash, network: asset.caip, payer: payment.payer };
     if (!receipt) {
-      await this.record(id, 'pending');
+      await this.record(id, { status: 'pending' });
       return {
         success: false,
         errorReason: X402_REASONS.pending,
@@ -311,31 +401,32 @@ export class X402Settlements {
         ...done,
       };
     }
-    if (receipt.success && receipt.transferLogged) {
-      await this.record(id, 'settled');
-      return { success: true, ...done };
-    }
-    const message = receipt.success ? `${txHash} logged no Transfer of the authorization.` : `${txHash} reverted.`;
-    await this.record(id, 'failed', X402_REASONS.transactionFailed, message);
-    return { success: false, errorReason: X402_REASONS.transactionFailed, errorMessage: message, ...done };
+    const outcome = receiptOutcome(txHash, receipt);
+    await this.record(id, outcome);
+    if (outcome.status === 'settled') return { success: true, ...done };
+    return { success: false, errorReason: X402_REASONS.transactionFailed, errorMessage: outcome.message, ...done };
   }
 
-  /** The chain's word on a sent settlement (`pending` never overwrites an outcome another wait or the gas wallet recorded); a database failing now is logged, not thrown: the transaction is out and the answer says so. */
-  private async record(id: string, status: 'settled' | 'pending' | 'failed', reason?: string, message?: string): Promise<void> {
+  /** {@link finish}; a database failing now is logged, not thrown: the transaction is out and the answer says so. */
+  private async record(id: string, outcome: SettlementOutcome): Promise<void> {
     try {
-      await sqlQuery(
-        this.deps.db,
-        sql`update x402_settlements
-               set status = ${status}, settled_at = case when ${status}::text = 'settled' then now() else settled_at end,
-                   error_reason = ${reason ?? null}, error_message = ${message ?? null}
-             where id = ${id} and (${status}::text <> 'pending' or status in ('submitted', 'pending'))`,
-      );
+      await this.finish(id, outcome);
     } catch (error) {
-      this.deps.logger.error({ err: error, settlement: id, status }, 'x402 settlement status not recorded');
+      this.deps.logger.error({ err: error, settlement: id, status: outcome.status }, 'x402 settlement status not recorded');
     }
   }
 
   private failure(payment: Pick<VerifiedPayment, 'asset' | 'payer'>, reason: string, message: string): SettleResponse {
     return { success: false, errorReason: reason, errorMessage: message, transaction: '', network: payment.asset.caip, payer: payment.payer };
   }
+}
+
+/** What a mined settlement's receipt says: `settled` with the authorization's Transfer, else `failed` (reverted, or no such Transfer). */
+export function receiptOutcome(
+  txHash: string,
+  receipt: { readonly success: boolean; readonly transferLogged: boolean },
+): Extract<SettlementOutcome, { status: 'settled' | 'failed' }> {
+  if (receipt.success && receipt.transferLogged) return { status: 'settled' };
+  const message = receipt.success ? `${txHash} logged no Transfer of the authorization.` : `${txHash} reverted.`;
+  return { status: 'failed', reason: X402_REASONS.transactionFailed, message };
 }
