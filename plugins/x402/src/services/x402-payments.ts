@@ -261,7 +261,12 @@ export class X402Payments {
     const now = await this.now();
     const invoice = await this.invoiceOf(target);
     const offer = invoice && (await this.offerOf(invoice, now));
-    if (!offer) return refusal(X402_REASONS.requirements, payer);
+    if (!offer) {
+      // An invoice paid by this very authorization asks nothing more: its replay is told so.
+      const asset = invoice && (await this.assetOf(invoice));
+      if (asset && (await this.deps.x402Settlements.known(asset, payer, authorization.nonce))) return refusal(X402_REASONS.nonceUsed, payer);
+      return refusal(X402_REASONS.requirements, payer);
+    }
     const offered = offer.requirements;
     if (
       offered.network !== requirements.network ||
