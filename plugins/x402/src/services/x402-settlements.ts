@@ -66,8 +66,13 @@ export interface UnfinishedSettlement {
 export type SettlementOutcome =
   { readonly status: 'settled' } | { readonly status: 'pending' } | { readonly status: 'failed'; readonly reason: string; readonly message: string };
 
-/** How often the receipt is asked for while a settlement waits for it. */
-const RECEIPT_POLL_MS = 250;
+/**
+ * How long a settlement waits between two reads of its receipt: 25 ms first, doubling up to
+ * 250 ms. A transaction mined at once (a node that mines on send, a block due) answers at once; a
+ * slow chain is asked no more often than every 250 ms.
+ */
+const RECEIPT_POLL_FIRST_MS = 25;
+const RECEIPT_POLL_MAX_MS = 250;
 /** PostgreSQL's bigint: a `validBefore` beyond it (a uint256 may be) is stored as this, which is forever all the same. */
 const BIGINT_MAX = (1n << 63n) - 1n;
 const TX_HASH = /^0x[0-9a-fA-F]{64}$/;
@@ -374,13 +379,15 @@ export class X402Settlements {
   }
 
   /**
-   * Waits for the settlement's receipt up to `receiptWaitSeconds` (a wait, not state: the row
-   * says `submitted` meanwhile), then records what the chain says.
+   * Waits for the settlement's receipt up to `receiptWaitSeconds`, read at growing intervals
+   * (25 ms to 250 ms; a wait, not state: the row says `submitted` meanwhile), then records what
+   * the chain says.
    */
   private async awaitReceipt(id: string, payment: Pick<VerifiedPayment, 'asset' | 'payer' | 'authorization'>, txHash: string): Promise<SettleResponse> {
     const { asset, authorization } = payment;
     const deadline = Date.now() + this.deps.x402Config.receiptWaitSeconds * 1000;
     let receipt = null;
+    let pause = RECEIPT_POLL_FIRST_MS;
     for (;;) {
       try {
         receipt = TX_HASH.test(txHash) ? await asset.transfers.receipt(txHash, authorization, asset.domain) : null;
@@ -389,7 +396,8 @@ export class X402Settlements {
         this.deps.logger.warn({ err: error, tx: txHash }, 'x402 settlement receipt not readable');
       }
       if (receipt || Date.now() >= deadline) break;
-      await new Promise((resolve) => setTimeout(resolve, RECEIPT_POLL_MS));
+      await new Promise((resolve) => setTimeout(resolve, Math.min(pause, Math.max(0, deadline - Date.now()))));
+      pause = Math.min(pause * 2, RECEIPT_POLL_MAX_MS);
     }
     const done = { transaction: txHash, network: asset.caip, payer: payment.payer };
     if (!receipt) {
