@@ -6,7 +6,8 @@ import type { Migration } from '@gw/kernel';
  * `x402_settlements`: every authorization this gateway submitted or handed to an external
  * facilitator. Its unique key on (chain, network, asset, payer, nonce) is what makes two gateways
  * settling one authorization send one transaction; the one on (chain, network, gas address, gas
- * nonce) keeps the gas wallet's nonces single across instances. Addresses are stored lowercase;
+ * nonce) keeps the gas wallet's nonces single across instances among the settlements that hold one
+ * (a `failed` settlement the node never mined gives its nonce back to the next one). Addresses are stored lowercase;
  * amounts are base units (`numeric(78,0)`).
  */
 export const m0001X402: Migration = {
@@ -51,6 +52,10 @@ export const m0001X402: Migration = {
       t.specificType('gas_nonce', 'numeric(78,0)').nullable();
       t.specificType('spend_units', 'numeric(78,0)').nullable().comment('gas limit × max fee per gas the gas wallet signed for');
       t.text('tx_hash').nullable();
+      t.text('raw_tx').nullable().comment('the gas wallet signed transaction, rebroadcast when a node dropped it (not secret)');
+      t.text('auth_signature')
+        .notNullable()
+        .comment('the payer signature of the authorization (a retried settle of the same payload waits for its transaction)');
       t.text('status').notNullable();
       t.text('error_reason').nullable();
       t.text('error_message').nullable();
@@ -61,7 +66,9 @@ export const m0001X402: Migration = {
     await knex.raw(`alter table x402_settlements add constraint x402_settlements_mode_check check (mode in ('gas_wallet', 'facilitator'))`);
     await knex.raw(`alter table x402_settlements add constraint x402_settlements_status_check check (status in ('submitted', 'settled', 'pending', 'failed'))`);
     await knex.raw(`create unique index x402_settlements_authorization on x402_settlements (chain, network, asset, payer, auth_nonce)`);
-    await knex.raw(`create unique index x402_settlements_gas_nonce on x402_settlements (chain, network, gas_address, gas_nonce) where gas_nonce is not null`);
+    await knex.raw(
+      `create unique index x402_settlements_gas_nonce on x402_settlements (chain, network, gas_address, gas_nonce) where gas_nonce is not null and status <> 'failed'`,
+    );
     await knex.raw(`create index x402_settlements_gas_day on x402_settlements (chain, network, gas_address, created_at) where gas_address is not null`);
     await knex.raw(`create index x402_settlements_project on x402_settlements (project_id, created_at desc)`);
     await knex.raw(`create index x402_settlements_invoice on x402_settlements (invoice_id)`);

@@ -42,7 +42,7 @@ export const x402Plugin = definePlugin({
     x402Config: serviceValue(config),
     x402Metrics: service(['metrics'], ({ metrics }) => createX402Metrics(metrics.registry)),
     x402Networks: service(['chains', 'watchersOutputs', 'x402Config', 'logger'], (deps) => new X402Networks(deps)),
-    x402GasWallets: service(['db', 'x402Config', 'watchersOutputs', 'addressPoolService', 'x402Metrics'], (deps) => new GasWallets(deps)),
+    x402GasWallets: service(['db', 'logger', 'x402Config', 'watchersOutputs', 'addressPoolService', 'x402Metrics'], (deps) => new GasWallets(deps)),
     x402ExternalFacilitator: service(['x402Config'], (deps) => new ExternalFacilitator(deps)),
     x402Settlements: service(['db', 'logger', 'x402Config', 'x402GasWallets', 'x402ExternalFacilitator', 'x402Metrics'], (deps) => new X402Settlements(deps)),
     x402SettlementFollower: service(['logger', 'x402Config', 'x402Settlements', 'watchersOutputs', 'x402Metrics'], (deps) => new SettlementFollower(deps)),

@@ -161,6 +161,7 @@ test('readiness: a gas wallet key file that holds no key is an error that names 
   const config = { ...cradle.x402Config, gasWallets: { eth: { anvil: { ...GAS_CAPS, privateKeyFile: bad } } } };
   const wallets = new GasWallets({
     db: cradle.db,
+    logger: cradle.logger,
     x402Config: config,
     watchersOutputs: cradle.watchersOutputs,
     addressPoolService: cradle.addressPoolService,

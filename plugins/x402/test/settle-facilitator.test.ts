@@ -230,6 +230,9 @@ test.serial("the facilitator's refusal passes through: nothing recorded, nothing
   t.is(await h.balanceOf(invoice.address), 0n);
 });
 
+/** What a payer is told when the external facilitator settled nothing, whatever it answered. */
+const FACILITATOR_REFUSED = 'The facilitator did not settle the payment; nothing was sent.';
+
 test.serial(
   'a facilitator answering what is no protocol message: unexpected_settle_error (verify: unexpected_verify_error), nothing recorded, then it settles once it answers',
   async (t) => {
@@ -248,10 +251,8 @@ test.serial(
       handle = async () => answer;
       const settled = await settlements().settle(payment);
       t.like(settled, { success: false, errorReason: X402_REASONS.settle, transaction: '', network: ANVIL_CAIP, payer: payer.address }, answer.body);
-      t.regex(
-        settled.errorMessage!,
-        /^The facilitator at http:\/\/127\.0\.0\.1:\d+ answered \/settle with (no settle response|HTTP \d+ and no JSON message)\.$/,
-      );
+      // A fixed text: the facilitator's address and answer go to the log only.
+      t.is(settled.errorMessage, FACILITATOR_REFUSED);
       t.deepEqual(await rowsOf(invoice.id), []);
     }
     handle = async () => json({ valid: 'yes' });
@@ -281,12 +282,12 @@ test.serial('a facilitator that cannot be reached or does not answer in time: un
 
   const refused = await settlements(unreachable).settle(payment);
   t.like(refused, { success: false, errorReason: X402_REASONS.settle, transaction: '' });
-  t.regex(refused.errorMessage!, /could not be reached for \/settle \(ECONNREFUSED\)/);
+  t.is(refused.errorMessage, FACILITATOR_REFUSED);
 
   handle = () => new Promise<Answer>(() => undefined);
   const late = await settlements(slow).settle(payment);
   t.like(late, { success: false, errorReason: X402_REASONS.settle, transaction: '' });
-  t.regex(late.errorMessage!, /did not answer \/settle within 1 s/);
+  t.is(late.errorMessage, FACILITATOR_REFUSED);
   t.deepEqual(await rowsOf(invoice.id), []);
   t.is(await h.balanceOf(invoice.address), 0n);
 });

@@ -11,7 +11,10 @@ import test from 'ava';
 import { TRANSFER_TOPIC } from '@gw/chain-evm';
 import type { TestKernel } from '@gw/kernel/testing';
 import { Wallet, zeroPadValue } from 'ethers';
+import { treasuryChainErrors } from '@gw/kernel';
 import { X402_REASONS } from '../src/protocol/reasons.js';
+import { GAS_WALLET_REFUSAL_MESSAGES } from '../src/services/gas-wallets.js';
+import type { X402Asset } from '../src/services/x402-networks.js';
 import { GAS_CAPS, resourceOf, signPayment, startX402, USDC, type X402Harness } from './helpers.js';
 import { SMALL_POOLS, settlementsWith, usdcAsset, verifiedPayment } from './settle-payment.js';
 
@@ -125,7 +128,8 @@ test.serial('the cap per settlement refuses before anything is sent: no transact
   const refused = await capped.settlements.settle(payment);
 
   t.like(refused, { success: false, errorReason: X402_REASONS.settle, transaction: '', payer: payer.address });
-  t.regex(refused.errorMessage!, /above the gas wallet's cap of 1000 per settlement \(plugins\.x402\.gasWallets\.eth\.anvil\.maxPerSettlementUnits\)/);
+  // The payer is told the kind of refusal, never the cap or the wallet's figures (they go to the log).
+  t.is(refused.errorMessage, GAS_WALLET_REFUSAL_MESSAGES.settlement_cap);
   t.is(await pendingNonce(), before);
   t.is(await h.balanceOf(invoice.address), 0n);
   t.deepEqual(await rowsOf(invoice.id), []);
@@ -157,7 +161,8 @@ test.serial('the cap per 24 hours: a settlement passes while the sum stays under
   const refused = await daily.settlements.settle(two);
 
   t.like(refused, { success: false, errorReason: X402_REASONS.settle, transaction: '' });
-  t.regex(refused.errorMessage!, new RegExp(`above its cap of ${perDay} per day \\(plugins\\.x402\\.gasWallets\\.eth\\.anvil\\.maxPerDayUnits\\)`));
+  t.is(refused.errorMessage, GAS_WALLET_REFUSAL_MESSAGES.day_cap);
+  t.false(refused.errorMessage!.includes(perDay.toString()));
   t.is(await pendingNonce(), before);
   t.is(await h.balanceOf(second.address), 0n);
   t.deepEqual(await rowsOf(second.id), []);
@@ -220,7 +225,7 @@ test.serial(
   },
 );
 
-test.serial('through x402Payments.settle, over the cap per settlement: unexpected_settle_error naming the cap, nothing sent', async (t) => {
+test.serial('through x402Payments.settle, over the cap per settlement: unexpected_settle_error, nothing sent', async (t) => {
   const capped = withCaps({ maxPerSettlementUnits: '1000', maxPerDayUnits: GAS_CAPS.maxPerDayUnits });
   const { invoice, requirements, payload, target } = await paidThroughPayments('0.9');
   const before = await pendingNonce();
@@ -228,7 +233,7 @@ test.serial('through x402Payments.settle, over the cap per settlement: unexpecte
   const refused = await capped.payments.settle(payload, requirements, target);
 
   t.like(refused, { success: false, errorReason: X402_REASONS.settle, transaction: '', network: 'eip155:31337' });
-  t.regex(refused.errorMessage!, /cap of 1000 per settlement \(plugins\.x402\.gasWallets\.eth\.anvil\.maxPerSettlementUnits\)/);
+  t.is(refused.errorMessage, GAS_WALLET_REFUSAL_MESSAGES.settlement_cap);
   t.is(await pendingNonce(), before);
   t.deepEqual(await rowsOf(invoice.id), []);
   t.is(await h.balanceOf(invoice.address), 0n);
@@ -244,7 +249,7 @@ test.serial('the gas wallet settles only into pool addresses: an authorization t
   const refused = await settlements().settle(payment);
 
   t.like(refused, { success: false, errorReason: X402_REASONS.settle, transaction: '' });
-  t.regex(refused.errorMessage!, /settles only into the operator's pool addresses/);
+  t.is(refused.errorMessage, GAS_WALLET_REFUSAL_MESSAGES.not_allowed);
   t.is(await pendingNonce(), before);
   t.is(await h.balanceOf(stranger), 0n);
   t.deepEqual(await rowsOf(invoice.id), []);
@@ -320,3 +325,166 @@ test.serial(
     t.false(String(error?.message).includes(secret.slice(2, 20)));
   },
 );
+
+test.serial(
+  'two authorizations for one invoice settled at once on two gateways, before the watchers record the first: one transaction, the other invalid_payment_requirements, nothing more sent; the invoice then asks for nothing',
+  async (t) => {
+    const invoice = await h.invoice('0.7');
+    const resource = resourceOf(`${h.gw.url}/checkout/x`, `Invoice ${invoice.id}`);
+    const requirements = (await h.gw.kernel.cradle.x402Payments.requirementsFor(invoice, resource))!.accepts[0]!;
+    const target = { projectId: h.project.projectId, invoiceId: invoice.id, source: 'invoice' as const };
+    const [first, second] = [await h.payer(USDC), await h.payer(USDC)];
+    const verified = await Promise.all(
+      [
+        { gw: h.gw, payer: first },
+        { gw: other, payer: second },
+      ].map(async ({ gw, payer }) => ({
+        gw,
+        ...(await gw.kernel.cradle.x402Payments.verification(await signPayment(payer, requirements), requirements, target)),
+      })),
+    );
+    t.true(verified.every((v) => v.response.isValid));
+    const before = await pendingNonce();
+    // Pool addresses are handed out again: what this invoice receives is what its address gains.
+    const held = await h.balanceOf(invoice.address);
+
+    const answers = await Promise.all(verified.map(({ gw, payment }) => gw.kernel.cradle.x402Payments.settleVerified(payment!)));
+
+    t.is(answers.filter((a) => a.success).length, 1, JSON.stringify(answers));
+    t.like(
+      answers.find((a) => !a.success),
+      { errorReason: X402_REASONS.requirements, transaction: '' },
+    );
+    t.is(await pendingNonce(), before + 1);
+    t.is(await h.balanceOf(invoice.address), held + 700_000n);
+    t.is((await rowsOf(invoice.id)).length, 1);
+    // The settlement on its way counts as paid: a 402 asks for nothing more, whether or not the watchers recorded it yet.
+    t.is(await h.gw.kernel.cradle.x402Payments.requirementsFor(await h.reload(invoice.id), resource), undefined);
+  },
+);
+
+test.serial(
+  'a settle retried after settlement_pending waits for the same transaction (success once mined, nothing sent again); another payload with that nonce is refused',
+  async (t) => {
+    const waiting = settlementsWith(h.gw, { receiptWaitSeconds: 1 });
+    const { invoice, requirements, payer, payload, target } = await paidThroughPayments('0.65');
+    const before = await pendingNonce();
+    await h.chain.anvil.pauseMining();
+    let pending;
+    try {
+      pending = await waiting.payments.settle(payload, requirements, target);
+      t.like(pending, { success: false, errorReason: X402_REASONS.pending });
+      // Same nonce, same invoice, another signature (another validBefore): not the settlement on its way, and the invoice asks nothing more.
+      const other = await signPayment(payer, requirements, {
+        authorization: { nonce: payload.payload.authorization.nonce, validBefore: String(Number(payload.payload.authorization.validBefore) + 1) },
+      });
+      t.like(await waiting.payments.settle(other, requirements, target), { success: false, transaction: '' });
+      // Same nonce for another invoice (another recipient and value): a replay.
+      const elsewhere = await paidThroughPayments('0.66');
+      const replay = await signPayment(payer, elsewhere.requirements, { authorization: { nonce: payload.payload.authorization.nonce } });
+      t.like(await waiting.payments.settle(replay, elsewhere.requirements, elsewhere.target), {
+        success: false,
+        errorReason: X402_REASONS.nonceUsed,
+        transaction: '',
+      });
+      t.is(await pendingNonce(), before + 1);
+    } finally {
+      await h.chain.anvil.resumeMining();
+    }
+    await h.chain.anvil.mine(1);
+
+    const retried = await h.gw.kernel.cradle.x402Payments.settle(payload, requirements, target);
+
+    t.like(retried, { success: true, transaction: pending.transaction, payer: payer.address });
+    t.is(await pendingNonce(), before + 1);
+    t.is(await transfers(payer.address, invoice.address), 1);
+    t.like((await rowsOf(invoice.id))[0], { status: 'settled', tx_hash: pending.transaction });
+    // Finished, the same payload again is refused (the invoice asks for nothing more), nothing sent.
+    t.like(await h.gw.kernel.cradle.x402Payments.settle(payload, requirements, target), { success: false, transaction: '' });
+    t.is(await pendingNonce(), before + 1);
+  },
+);
+
+/** `asset` whose node answers a send with `failure` (after taking the transaction when `taken`). */
+function sendFailing(asset: X402Asset, failure: Error, taken: boolean): X402Asset {
+  const transfers = new Proxy(asset.transfers, {
+    get: (target, name) => {
+      if (name === 'send') {
+        return async (signed: string) => {
+          if (taken) await target.send(signed);
+          throw failure;
+        };
+      }
+      const value = Reflect.get(target, name) as unknown;
+      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+  return { ...asset, transfers };
+}
+
+test.serial('a send without an answer (a reset after the node took it) keeps the row and waits for the receipt: settled once mined', async (t) => {
+  const invoice = await h.invoice('0.45');
+  const payer = await h.payer(USDC);
+  const payment = await verifiedPayment(h, invoice, payer);
+  const before = await pendingNonce();
+  const held = await h.balanceOf(invoice.address);
+
+  const settled = await settlements().settle({ ...payment, asset: sendFailing(payment.asset, new Error('socket hang up'), true) });
+
+  t.like(settled, { success: true, payer: payer.address });
+  t.is(await pendingNonce(), before + 1);
+  t.is(await h.balanceOf(invoice.address), held + 450_000n);
+  t.like((await rowsOf(invoice.id))[0], { status: 'settled', tx_hash: settled.transaction });
+});
+
+test.serial("the node's refusal of the send rolls back: no row, the nonce free, a fixed message without the node's words", async (t) => {
+  const invoice = await h.invoice('0.46');
+  const payer = await h.payer(USDC);
+  const payment = await verifiedPayment(h, invoice, payer);
+  const before = await pendingNonce();
+  const refusal = treasuryChainErrors.treasury_broadcast_rejected({ message: 'The provider refused it: provider-x says insufficient funds 123' });
+
+  const refused = await settlements().settle({ ...payment, asset: sendFailing(payment.asset, refusal, false) });
+
+  t.like(refused, { success: false, errorReason: X402_REASONS.transactionFailed, transaction: '' });
+  t.false(refused.errorMessage!.includes('provider-x'));
+  t.deepEqual(await rowsOf(invoice.id), []);
+  t.is(await pendingNonce(), before);
+  t.like(await settlements().settle(payment), { success: true });
+});
+
+test.serial('a settlement the node dropped is broadcast again at the next settlement and mined; the settlements after it proceed', async (t) => {
+  const waiting = settlementsWith(h.gw, { receiptWaitSeconds: 1 });
+  const dropped = await h.invoice('0.31');
+  const payer = await h.payer(USDC);
+  const first = await verifiedPayment(h, dropped, payer);
+  const before = await pendingNonce();
+  const sent = await h.balanceOf(payer.address);
+  await h.chain.anvil.pauseMining();
+  let pending;
+  try {
+    pending = await waiting.settlements.settle(first);
+    t.like(pending, { success: false, errorReason: X402_REASONS.pending });
+    await h.chain.anvil.rpc('anvil_dropTransaction', [pending.transaction]);
+    t.is(await h.chain.anvil.rpc('eth_getTransactionByHash', [pending.transaction]), null);
+    t.is(await pendingNonce(), before);
+  } finally {
+    await h.chain.anvil.resumeMining();
+  }
+
+  const later = await Promise.all([h.invoice('0.32'), h.invoice('0.33')]);
+  const answers = [];
+  for (const invoice of later) answers.push(await settlements().settle(await verifiedPayment(h, invoice, payer)));
+
+  t.true(
+    answers.every((a) => a.success),
+    JSON.stringify(answers),
+  );
+  // All three paid, the dropped one too.
+  t.is(await h.balanceOf(payer.address), sent - 960_000n);
+  t.like((await rowsOf(dropped.id))[0], { tx_hash: pending.transaction });
+  const mined = await h.chain.anvil.rpc<{ nonce: string; blockNumber: string | null }>('eth_getTransactionByHash', [pending.transaction]);
+  t.truthy(mined.blockNumber);
+  t.is(Number(BigInt(mined.nonce)), before);
+  t.is(await pendingNonce(), before + 3);
+});

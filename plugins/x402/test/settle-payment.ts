@@ -83,7 +83,7 @@ export function settlementsWith(
 ): { settlements: X402Settlements; gasWallets: GasWallets; facilitator: ExternalFacilitator; payments: X402Payments } {
   const { db, chains, logger, watchersOutputs, addressPoolService, invoicesService, tenancyProjects, x402Metrics, x402Config: base } = gw.kernel.cradle;
   const x402Config: X402Config = { ...base, ...settings };
-  const gasWallets = new GasWallets({ db, x402Config, watchersOutputs, addressPoolService, x402Metrics });
+  const gasWallets = new GasWallets({ db, logger, x402Config, watchersOutputs, addressPoolService, x402Metrics });
   const facilitator = new ExternalFacilitator({ x402Config });
   const settlements = new X402Settlements({ db, logger, x402Config, x402GasWallets: gasWallets, x402ExternalFacilitator: facilitator, x402Metrics });
   const payments = new X402Payments({

@@ -1,9 +1,10 @@
-import { sql, sqlQuery, type AuthorizationDomain, type AuthorizedTransfers, type TransferAuthorization } from '@gw/kernel';
+import { isAppError, sql, sqlQuery, type AuthorizationDomain, type AuthorizedTransfers, type TransferAuthorization } from '@gw/kernel';
 import { readHotGasKey } from '@gw/chain-evm';
 import type { AddressPoolService } from '@gw/plugin-address-pool/contract';
 import type { ReceivedOutputs } from '@gw/plugin-watchers/contract';
 import { getAddress, Interface, Transaction, type Wallet } from 'ethers';
 import type { Knex } from 'knex';
+import type { Logger } from 'pino';
 import type { X402Config } from '../config.js';
 import type { X402Metrics } from '../metrics.js';
 import type { X402Asset } from './x402-networks.js';
@@ -29,7 +30,16 @@ export interface GasWalletRefusal {
   readonly message: string;
 }
 
-/** The node refused the signed settlement: nothing is recorded, its nonce is free again. */
+/** What a payer or partner is told of each refusal (the details, balances and caps, go to the log only). */
+export const GAS_WALLET_REFUSAL_MESSAGES: Readonly<Record<GasWalletRefusal['refused'], string>> = {
+  settlement_cap: "The settlement's gas is above what this gateway spends on one settlement; nothing was sent.",
+  day_cap: "This gateway's gas budget for settlements is used up for now; nothing was sent.",
+  no_wallet: 'This gateway settles nothing on this network.',
+  gas_balance: 'This gateway cannot pay the gas of a settlement now; nothing was sent.',
+  not_allowed: "This gateway's gas wallet does not sign this settlement; nothing was sent.",
+};
+
+/** The node refused the signed settlement (`treasury_broadcast_rejected`): nothing is recorded, its nonce is free again. */
 export class GasWalletSendError extends Error {
   override readonly name = 'GasWalletSendError';
 }
@@ -46,8 +56,11 @@ type Settings = X402Config['gasWallets'][string][string];
  * The settlement gas wallets (`plugins.x402.gasWallets`): custody of gas money only (ADR 0012).
  * Each signs one kind of transaction, the submission of a verified authorization into a pool
  * address, under its caps per settlement and per 24 hours (summed over `x402_settlements` of every
- * instance). Nonces are allocated under a PostgreSQL advisory lock per wallet, from the chain's
- * pending count and the settlements recorded, so several instances never reuse or skip one.
+ * instance). Nonces are allocated under a PostgreSQL advisory lock per wallet: the settlements at or
+ * above the chain's mined count that are not `failed` hold theirs; one the node no longer knows is
+ * broadcast again from its stored `raw_tx` first (refused again: `failed`, its nonce given back);
+ * the next settlement takes the lowest nonce none holds, so a dropped transaction leaves no gap
+ * that stalls the wallet.
  */
 export class GasWallets {
   // Keys read from their files (configuration, not state): one read per process and network.
@@ -56,6 +69,7 @@ export class GasWallets {
   constructor(
     private readonly deps: {
       db: Knex;
+      logger: Logger;
       x402Config: X402Config;
       watchersOutputs: ReceivedOutputs;
       addressPoolService: AddressPoolService;
@@ -124,17 +138,8 @@ export class GasWallets {
 
     // One settler per wallet at a time, across instances: the nonce and the daily sum are read and taken under it.
     await sqlQuery(trx, sql`select pg_advisory_xact_lock(hashtextextended(${lockName(asset, address)}, 0))`);
-    const [chainNonce, [recorded]] = await Promise.all([
-      asset.transfers.pendingNonce(address),
-      sqlQuery<{ next: string | null }>(
-        trx,
-        sql`select (max(gas_nonce) + 1)::text as next from x402_settlements
-             where chain = ${asset.chain} and network = ${asset.network} and gas_address = ${address.toLowerCase()}
-               and gas_nonce is not null and status <> 'failed' and created_at > now() - interval '1 hour'`,
-      ),
-    ]);
-    // A provider behind a load balancer may not count a settlement another instance sent a moment ago; the rows do.
-    const nonce = maxOf(chainNonce, recorded?.next ? BigInt(recorded.next) : 0n);
+    const held = await this.heldNonces(trx, asset, address);
+    const nonce = nextNonce(held, await asset.transfers.pendingNonce(address));
     const built = await asset.transfers.settlement(asset.domain, authorization, signature, { address, nonce, gasUnits });
     let tx: Transaction;
     try {
@@ -151,20 +156,66 @@ export class GasWallets {
     if (capped) return capped;
 
     tx.signature = wallet.signingKey.sign(tx.unsignedHash);
-    const txHash = tx.hash!;
+    const txHash = tx.hash!.toLowerCase();
     await sqlQuery(
       trx,
       sql`update x402_settlements set gas_address = ${address.toLowerCase()}, gas_nonce = ${nonce.toString()}::numeric,
-                 spend_units = ${spend.toString()}::numeric, tx_hash = ${txHash.toLowerCase()}
+                 spend_units = ${spend.toString()}::numeric, tx_hash = ${txHash}, raw_tx = ${tx.serialized}
            where id = ${settlementId}`,
     );
     try {
       await asset.transfers.send(tx.serialized);
     } catch (error) {
-      throw new GasWalletSendError(`The node refused the settlement ${txHash}: ${(error as Error).message}`);
+      // Only the node's refusal says the transaction is not out; a timeout or a reset may follow its acceptance: the row stays, the receipt decides.
+      if (isAppError(error) && error.code === 'treasury_broadcast_rejected')
+        throw new GasWalletSendError(`The node refused the settlement ${txHash}: ${error.message}`);
+      this.deps.logger.warn(
+        { err: error, tx: txHash, chain: asset.chain, network: asset.network },
+        'x402 settlement sent without an answer; waiting for its receipt',
+      );
     }
     this.deps.x402Metrics.gasSigned(asset, spend);
-    return { txHash: txHash.toLowerCase() };
+    return { txHash };
+  }
+
+  /**
+   * The nonces the wallet's settlements hold (not `failed`, at or above the chain's mined count),
+   * with the mined count; a held one whose transaction the node no longer knows is broadcast again
+   * from its `raw_tx`, and when the node refuses it now, recorded `failed` and its nonce left free.
+   */
+  private async heldNonces(trx: Knex.Transaction, asset: X402Asset, address: string): Promise<{ mined: bigint; held: bigint[] }> {
+    const mined = await asset.transfers.minedNonce(address);
+    const rows = await sqlQuery<{ id: string; gas_nonce: string; tx_hash: string | null; raw_tx: string | null }>(
+      trx,
+      sql`select id, gas_nonce::text as gas_nonce, tx_hash, raw_tx from x402_settlements
+           where chain = ${asset.chain} and network = ${asset.network} and gas_address = ${address.toLowerCase()}
+             and gas_nonce >= ${mined.toString()}::numeric and status <> 'failed'
+           order by gas_nonce`,
+    );
+    const held: bigint[] = [];
+    for (const row of rows) {
+      if (row.tx_hash && row.raw_tx && !(await asset.transfers.transactionKnown(row.tx_hash))) {
+        try {
+          await asset.transfers.send(row.raw_tx);
+          this.deps.logger.warn({ settlement: row.id, tx: row.tx_hash, nonce: row.gas_nonce }, 'x402 settlement dropped by the node: broadcast again');
+        } catch (error) {
+          if (!(isAppError(error) && error.code === 'treasury_broadcast_rejected')) throw error;
+          this.deps.logger.error(
+            { err: error, settlement: row.id, tx: row.tx_hash, nonce: row.gas_nonce },
+            'x402 settlement dropped and refused again: failed, its nonce given back',
+          );
+          await sqlQuery(
+            trx,
+            sql`update x402_settlements set status = 'failed', error_reason = 'dropped',
+                       error_message = 'The node dropped the transaction and refused it again.'
+                 where id = ${row.id}`,
+          );
+          continue;
+        }
+      }
+      held.push(BigInt(row.gas_nonce));
+    }
+    return { mined, held };
   }
 
   /** Every configured wallet's standing (none unless settlement is `gas_wallet`: the wallets are unused otherwise). */
@@ -296,6 +347,18 @@ function submissionRefusal(tx: Transaction, domain: AuthorizationDomain, authori
     args[4] === authorization.validBefore &&
     String(args[5]).toLowerCase() === authorization.nonce.toLowerCase();
   return same ? undefined : 'its arguments are another authorization';
+}
+
+/**
+ * The nonce of the next settlement: the lowest from the mined count up that no settlement holds
+ * when it lies below one that does (a nonce given back), else past every held one and the node's
+ * pending count (a provider behind a load balancer may not count one another instance just sent).
+ */
+function nextNonce({ mined, held }: { mined: bigint; held: readonly bigint[] }, pending: bigint): bigint {
+  const taken = new Set(held);
+  const top = held.reduce((max, n) => maxOf(max, n + 1n), mined);
+  for (let n = mined; n < top; n++) if (!taken.has(n)) return n;
+  return maxOf(top, pending);
 }
 
 function maxOf(a: bigint, b: bigint): bigint {

@@ -26,7 +26,7 @@ import {
 import { X402_REASONS, type X402Reason } from '../protocol/reasons.js';
 import { parsePaymentPayload, parsePaymentRequirements } from '../protocol/schemas.js';
 import type { ExternalFacilitator } from './external-facilitator.js';
-import type { GasWallets } from './gas-wallets.js';
+import { GAS_WALLET_REFUSAL_MESSAGES, type GasWallets } from './gas-wallets.js';
 import type { PaymentTarget } from './payment-target.js';
 import type { X402Asset, X402Networks } from './x402-networks.js';
 import type { VerifiedPayment, X402Settlements } from './x402-settlements.js';
@@ -150,9 +150,14 @@ export class X402Payments {
 
   /**
    * Verifies (as `verify`), then settles through `X402Settlements.settle`. Never throws for a bad
-   * payment: `{ success: false, errorReason, transaction: '' }`.
+   * payment: `{ success: false, errorReason, transaction: '' }`. The same payload again while its
+   * transaction is `submitted` or `pending` (the reference server retries after
+   * `settlement_pending`) waits for that transaction's receipt again (`X402Settlements.resume`).
    */
   async settle(payload: unknown, requirements: PaymentRequirements, target: PaymentTarget): Promise<SettleResponse> {
+    // A retry of a settlement sent and not finished (`settlement_pending`) waits for that transaction again, not refused as a replay.
+    const resumed = await this.resumed(payload, requirements, target);
+    if (resumed) return resumed;
     const checked = await this.checkSafely(payload, requirements, target, X402_REASONS.settle);
     if ('refused' in checked) {
       return {
@@ -175,10 +180,44 @@ export class X402Payments {
    */
   async settleVerified(payment: VerifiedPayment): Promise<SettleResponse> {
     try {
-      return await this.deps.x402Settlements.settle(payment);
+      // What the invoice still takes is read again under its lock in the settlement: another payer may have paid since the verification.
+      return await this.deps.x402Settlements.settle(payment, async () => {
+        const invoice = await this.invoiceOf(payment.target);
+        return invoice ? this.dueUnits(invoice) : 0n;
+      });
     } catch (error) {
       this.deps.logger.error({ err: error, invoiceId: payment.target.invoiceId }, 'x402: settlement failed unexpectedly');
       return { success: false, errorReason: X402_REASONS.settle, payer: payment.payer, transaction: '', network: payment.asset.caip };
+    }
+  }
+
+  /** The settlement of exactly this payload still open, waited for again; undefined when there is none (or the payload is unreadable). */
+  private async resumed(input: unknown, requirements: PaymentRequirements, target: PaymentTarget): Promise<SettleResponse | undefined> {
+    try {
+      const parsed = parsePaymentPayload(input);
+      if (!parsed.ok) return undefined;
+      const { accepted } = parsed.value;
+      const { authorization, signature } = parsed.value.payload;
+      const invoice = await this.invoiceOf(target);
+      const asset = invoice && (await this.assetOf(invoice));
+      if (!asset || accepted.network !== asset.caip || requirements.network !== asset.caip || !sameAddress(accepted.asset, asset.asset)) return undefined;
+      return await this.deps.x402Settlements.resume({
+        asset,
+        target,
+        payer: getAddress(authorization.from),
+        authorization: {
+          from: getAddress(authorization.from),
+          to: getAddress(authorization.to),
+          value: BigInt(authorization.value),
+          validAfter: BigInt(authorization.validAfter),
+          validBefore: BigInt(authorization.validBefore),
+          nonce: authorization.nonce.toLowerCase(),
+        },
+        signature,
+      });
+    } catch (error) {
+      this.deps.logger.warn({ err: error, invoiceId: target.invoiceId }, 'x402: an open settlement of the payment could not be looked up');
+      return undefined;
     }
   }
 
@@ -222,7 +261,12 @@ export class X402Payments {
     const now = await this.now();
     const invoice = await this.invoiceOf(target);
     const offer = invoice && (await this.offerOf(invoice, now));
-    if (!offer) return refusal(X402_REASONS.requirements, payer);
+    if (!offer) {
+      // An invoice paid by this very authorization asks nothing more: its replay is told so.
+      const asset = invoice && (await this.assetOf(invoice));
+      if (asset && (await this.deps.x402Settlements.known(asset, payer, authorization.nonce))) return refusal(X402_REASONS.nonceUsed, payer);
+      return refusal(X402_REASONS.requirements, payer);
+    }
     const offered = offer.requirements;
     if (
       offered.network !== requirements.network ||
@@ -253,13 +297,16 @@ export class X402Payments {
     if (await this.deps.x402Settlements.known(asset, payer, transfer.nonce)) return refusal(X402_REASONS.nonceUsed, payer);
     const gasAddress = this.deps.x402Config.settlement === 'gas_wallet' ? this.deps.x402GasWallets.address(asset.chain, asset.network) : undefined;
     if (this.deps.x402Config.settlement === 'gas_wallet' && gasAddress === undefined) {
-      return refusal(X402_REASONS.verify, payer, `No gas wallet is configured for ${asset.chain} ${asset.network}.`);
+      return refusal(X402_REASONS.verify, payer, GAS_WALLET_REFUSAL_MESSAGES.no_wallet);
     }
     // In facilitator mode anyone may submit; the invoice's own address stands in for the facilitator's signer.
     const inspection = await asset.transfers.inspect(asset.domain, transfer, signature, gasAddress ?? getAddress(requirements.payTo));
     if (inspection.nonceUsed) return refusal(X402_REASONS.nonceUsed, payer);
     if (inspection.balanceUnits < transfer.value) return refusal(X402_REASONS.balance, payer);
-    if (!inspection.simulation.ok) return refusal(X402_REASONS.simulation, payer, inspection.simulation.reason);
+    if (!inspection.simulation.ok) {
+      this.deps.logger.info({ invoiceId: target.invoiceId, payer, detail: inspection.simulation.reason }, 'x402: the submission would fail');
+      return refusal(X402_REASONS.simulation, payer, 'The transfer of this authorization would fail on chain.');
+    }
     const gasUnits = inspection.simulation.gasUnits;
 
     const verified: VerifiedPayment = {
@@ -277,10 +324,19 @@ export class X402Payments {
       // The spend only depends on the gas limit and this network's fees: any nonce prices it.
       const submission = await asset.transfers.settlement(asset.domain, transfer, signature, { address: gasAddress, nonce: 0n, gasUnits });
       const capped = await this.deps.x402GasWallets.precheck(asset, submission.maxSpendUnits);
-      if (capped) return refusal(X402_REASONS.verify, payer, capped.message);
+      if (capped) {
+        this.deps.logger.info(
+          { invoiceId: target.invoiceId, payer, refused: capped.refused, detail: capped.message },
+          'x402: the gas wallet would refuse the settlement',
+        );
+        return refusal(X402_REASONS.verify, payer, GAS_WALLET_REFUSAL_MESSAGES[capped.refused]);
+      }
     } else {
       const external = await this.deps.x402ExternalFacilitator.verify(verified.request);
-      if (!external.isValid) return refusal((external.invalidReason ?? X402_REASONS.verify) as X402Reason, payer, external.invalidMessage);
+      if (!external.isValid) {
+        this.deps.logger.info({ invoiceId: target.invoiceId, payer, detail: external.invalidMessage }, 'x402: the external facilitator refused the payment');
+        return refusal((external.invalidReason ?? X402_REASONS.verify) as X402Reason, payer, 'The facilitator refused the payment.');
+      }
     }
     return verified;
   }
@@ -297,11 +353,10 @@ export class X402Payments {
 
   /** The requirement the gateway offers for the invoice at `now` (Unix seconds), with its asset; undefined when none. */
   private async offerOf(invoice: InvoiceView, now: bigint): Promise<{ asset: X402Asset; requirements: PaymentRequirements } | undefined> {
-    const { x402Config, x402Networks } = this.deps;
+    const { x402Config } = this.deps;
     if (x402Config.settlement === 'off') return undefined;
     if (!TAKING.includes(invoice.status) || BigInt(invoice.expires_at) <= now) return undefined;
-    const network = await this.networkOf(invoice);
-    const asset = network && (await x402Networks.asset(invoice.coin, network));
+    const asset = await this.assetOf(invoice);
     if (!asset) return undefined;
     const due = await this.dueUnits(invoice);
     if (due <= 0n) return undefined;
@@ -319,6 +374,12 @@ export class X402Payments {
     };
   }
 
+  /** The x402 asset of the invoice's coin on its network; undefined when it has none here. */
+  private async assetOf(invoice: InvoiceView): Promise<X402Asset | undefined> {
+    const network = await this.networkOf(invoice);
+    return network ? this.deps.x402Networks.asset(invoice.coin, network) : undefined;
+  }
+
   /** The gateway's id of the network the invoice's address is on (its project's kind); undefined for sandbox projects and disabled chains. */
   private async networkOf(invoice: InvoiceView): Promise<string | undefined> {
     const kind = (await this.deps.tenancyProjects.kinds([invoice.project_id])).get(invoice.project_id);
@@ -329,12 +390,14 @@ export class X402Payments {
 
   /**
    * What is still due: the amount less the live transfers (every one of them, not only the view's
-   * latest); nothing once the live total settles the invoice (its tolerance, matching mode `any`).
+   * latest) and less the x402 settlements on their way whose transaction the watchers have not
+   * recorded yet (`X402Settlements.inFlightUnits`); nothing once that total settles the invoice
+   * (its tolerance, matching mode `any`).
    */
   private async dueUnits(invoice: InvoiceView): Promise<bigint> {
-    let transactions: readonly { readonly status: string; readonly amount_units: string }[] = invoice.transactions;
+    let transactions: readonly { readonly status: string; readonly amount_units: string; readonly tx_hash: string }[] = invoice.transactions;
     if (invoice.transactions_total > invoice.transactions.length) {
-      const all: { status: string; amount_units: string }[] = [];
+      const all: { status: string; amount_units: string; tx_hash: string }[] = [];
       let cursor: string | undefined;
       do {
         const page = await this.deps.invoicesService.transactions(invoice.project_id, invoice.id, { limit: 100, ...(cursor ? { cursor } : {}) });
@@ -343,13 +406,18 @@ export class X402Payments {
       } while (cursor);
       transactions = all;
     }
-    const live = liveUnits({
-      transfers: transactions.map((tx) => ({ status: tx.status, amountUnits: BigInt(tx.amount_units) }) as TransferState),
-    });
+    const inFlight = await this.deps.x402Settlements.inFlightUnits(
+      invoice.id,
+      transactions.map((tx) => tx.tx_hash),
+    );
+    const live =
+      liveUnits({
+        transfers: transactions.map((tx) => ({ status: tx.status, amountUnits: BigInt(tx.amount_units) }) as TransferState),
+      }) + inFlight;
     const amountUnits = BigInt(invoice.amount_crypto_units);
     const toleranceUnits = toleratedShortfall(amountUnits, invoice.underpayment_tolerance);
     if (live > 0n && !isShort({ liveUnits: live, amountUnits, matchingMode: invoice.matching_mode, toleranceUnits })) return 0n;
-    return amountUnits - live;
+    return amountUnits > live ? amountUnits - live : 0n;
   }
 
   /** The database's clock, Unix seconds (every instance reads the same). */

@@ -6,7 +6,7 @@ import type { X402Metrics } from '../metrics.js';
 import type { FacilitatorRequest, SettleResponse } from '../protocol/messages.js';
 import { X402_REASONS } from '../protocol/reasons.js';
 import type { ExternalFacilitator } from './external-facilitator.js';
-import { GasWalletSendError, type GasWallets } from './gas-wallets.js';
+import { GAS_WALLET_REFUSAL_MESSAGES, GasWalletSendError, type GasWallets } from './gas-wallets.js';
 import type { PaymentTarget } from './payment-target.js';
 import type { X402Asset } from './x402-networks.js';
 
@@ -66,21 +66,34 @@ export interface UnfinishedSettlement {
 export type SettlementOutcome =
   { readonly status: 'settled' } | { readonly status: 'pending' } | { readonly status: 'failed'; readonly reason: string; readonly message: string };
 
-/** How often the receipt is asked for while a settlement waits for it. */
-const RECEIPT_POLL_MS = 250;
+/**
+ * How long a settlement waits between two reads of its receipt: 25 ms first, doubling up to
+ * 250 ms. A transaction mined at once (a node that mines on send, a block due) answers at once; a
+ * slow chain is asked no more often than every 250 ms.
+ */
+const RECEIPT_POLL_FIRST_MS = 25;
+const RECEIPT_POLL_MAX_MS = 250;
 /** PostgreSQL's bigint: a `validBefore` beyond it (a uint256 may be) is stored as this, which is forever all the same. */
 const BIGINT_MAX = (1n << 63n) - 1n;
 const TX_HASH = /^0x[0-9a-fA-F]{64}$/;
 
-/** A settlement refused before anything was sent: its transaction rolls back, the answer carries the reason. */
+/**
+ * A settlement refused before anything was sent: its transaction rolls back, the answer carries the
+ * reason and `message`, a fixed text per kind of refusal; `detail` (a node's or provider's words,
+ * balances, caps) goes to the log only.
+ */
 class Refusal extends Error {
   constructor(
     readonly reason: string,
-    message: string | undefined,
+    message: string,
+    readonly detail?: string,
   ) {
-    super(message ?? reason);
+    super(message);
   }
 }
+
+/** Statuses of a settlement whose transaction is out or may be: its value is on its way to the invoice. */
+const IN_FLIGHT = ['submitted', 'pending', 'settled'] as const;
 
 interface SettlementRow {
   id: string;
@@ -128,41 +141,107 @@ export class X402Settlements {
    * Transfer; `settlement_pending` (with the transaction) when not mined within
    * `receiptWaitSeconds`; else `success: false` with the protocol's reason (`transaction` is ""
    * when nothing was sent). Never throws. Counted in `gateway_x402_settlements_total`.
+   *
+   * `remaining`, when given, is what the invoice still takes (its due less the settlements in
+   * flight, {@link inFlightUnits}): it is read under a lock of the invoice, after this
+   * authorization's row is claimed, and an authorization of more is refused
+   * (`invalid_payment_requirements`, nothing sent), so two payers of one invoice never both pay it.
    */
-  async settle(payment: VerifiedPayment): Promise<SettleResponse> {
-    const response = await this.settleOnce(payment);
+  async settle(payment: VerifiedPayment, remaining?: () => Promise<bigint>): Promise<SettleResponse> {
+    const response = await this.settleOnce(payment, remaining);
     this.deps.x402Metrics.settlement(payment.asset, response);
     return response;
   }
 
-  private async settleOnce(payment: VerifiedPayment): Promise<SettleResponse> {
+  /**
+   * A settle of an authorization this gateway already sent and whose outcome is open (`submitted`
+   * or `pending`, a retry after `settlement_pending`): waits for that transaction's receipt again
+   * and answers as `settle` does. Undefined when there is no such settlement of exactly this
+   * authorization (same payer, nonce, recipient, value and signature) for the invoice: the caller
+   * verifies and settles as usual (and a different payload with a used nonce is refused there).
+   */
+  async resume(payment: Pick<VerifiedPayment, 'asset' | 'target' | 'payer' | 'authorization' | 'signature'>): Promise<SettleResponse | undefined> {
+    const { asset, authorization } = payment;
+    const [row] = await sqlQuery<{ id: string; tx_hash: string }>(
+      this.deps.db,
+      sql`select id, tx_hash from x402_settlements
+           where chain = ${asset.chain} and network = ${asset.network} and asset = ${asset.asset.toLowerCase()}
+             and payer = ${payment.payer.toLowerCase()} and auth_nonce = ${authorization.nonce.toLowerCase()}
+             and invoice_id = ${payment.target.invoiceId} and pay_to = ${authorization.to.toLowerCase()}
+             and value_units = ${authorization.value.toString()}::numeric and auth_signature = ${payment.signature.toLowerCase()}
+             and status in ('submitted', 'pending') and tx_hash is not null`,
+    );
+    if (!row) return undefined;
+    const response = await this.awaitReceipt(row.id, payment, row.tx_hash);
+    this.deps.x402Metrics.settlement(asset, response);
+    return response;
+  }
+
+  /**
+   * The value of the invoice's settlements whose transaction is out or may be (`submitted`,
+   * `pending`, `settled`) and is not yet among `recordedTxHashes`, the invoice's transactions the
+   * watchers recorded: what is on its way to the invoice without counting there yet.
+   */
+  async inFlightUnits(invoiceId: string, recordedTxHashes: readonly string[]): Promise<bigint> {
+    const [row] = await sqlQuery<{ units: string }>(
+      this.deps.db,
+      sql`select coalesce(sum(value_units), 0)::text as units from x402_settlements
+           where invoice_id = ${invoiceId} and status = any(${[...IN_FLIGHT]}::text[])
+             and (tx_hash is null or not (tx_hash = any(${recordedTxHashes.map((hash) => hash.toLowerCase())}::text[])))`,
+    );
+    return BigInt(row!.units);
+  }
+
+  private async settleOnce(payment: VerifiedPayment, remaining: (() => Promise<bigint>) | undefined): Promise<SettleResponse> {
     const { asset } = payment;
     const mode = this.deps.x402Config.settlement;
-    if (mode === 'off') return this.failure(payment, X402_REASONS.settle, 'x402 settlement is off here (plugins.x402.settlement).');
+    if (mode === 'off') return this.failure(payment, X402_REASONS.settle, 'x402 settlement is off on this gateway.');
     const id = newId();
     let txHash: string;
     try {
       txHash = await this.deps.db.transaction(async (trx) => {
         await this.insert(trx, id, mode, payment);
+        if (remaining) {
+          // One settler per invoice at a time, across instances: what the others sent counts before this one sends.
+          await sqlQuery(trx, sql`select pg_advisory_xact_lock(hashtextextended(${`x402:invoice:${payment.target.invoiceId}`}, 0))`);
+          const left = await remaining();
+          if (payment.authorization.value > left) {
+            throw new Refusal(X402_REASONS.requirements, 'The invoice is paid or being paid already; nothing was sent.', `${left} units remain to pay`);
+          }
+        }
         if (mode === 'gas_wallet') {
           const sent = await this.deps.x402GasWallets.submit(trx, asset, id, payment.authorization, payment.signature, payment.gasUnits);
-          if ('refused' in sent) throw new Refusal(X402_REASONS.settle, sent.message);
+          if ('refused' in sent) throw new Refusal(X402_REASONS.settle, GAS_WALLET_REFUSAL_MESSAGES[sent.refused], sent.message);
           return sent.txHash;
         }
         // The row's transaction stays open while the facilitator works: a concurrent settler of the same authorization waits on it.
         const answer = await this.deps.x402ExternalFacilitator.settle(payment.request);
-        if (!answer.transaction) throw new Refusal(answer.errorReason ?? X402_REASONS.settle, answer.errorMessage);
+        if (!answer.transaction) {
+          throw new Refusal(answer.errorReason ?? X402_REASONS.settle, 'The facilitator did not settle the payment; nothing was sent.', answer.errorMessage);
+        }
         const hash = answer.transaction.toLowerCase();
         await sqlQuery(trx, sql`update x402_settlements set tx_hash = ${hash} where id = ${id}`);
         return hash;
       });
     } catch (error) {
-      if (error instanceof Refusal) return this.failure(payment, error.reason, error.message);
+      const where = { chain: asset.chain, network: asset.network, payer: payment.payer, invoiceId: payment.target.invoiceId };
+      if (error instanceof Refusal) {
+        this.deps.logger.info({ ...where, reason: error.reason, detail: error.detail }, 'x402 settlement refused');
+        return this.failure(payment, error.reason, error.message);
+      }
       if (isUniqueViolation(error, 'x402_settlements_authorization')) {
         return this.failure(payment, X402_REASONS.nonceUsed, 'This authorization is settled here already.');
       }
-      if (error instanceof GasWalletSendError) return this.failure(payment, X402_REASONS.transactionFailed, error.message);
-      this.deps.logger.error({ err: error, chain: asset.chain, network: asset.network, payer: payment.payer }, 'x402 settlement failed');
+      if (error instanceof GasWalletSendError) {
+        this.deps.logger.warn({ ...where, detail: error.message }, 'x402 settlement refused by the node');
+        return this.failure(payment, X402_REASONS.transactionFailed, 'The node refused the settlement; nothing was recorded.');
+      }
+      if (isUniqueViolation(error, 'x402_settlements_gas_nonce')) {
+        // The wallet's lock makes this a bug or a row written by hand: nothing was sent (the row is written before the send).
+        this.deps.logger.error({ err: error, ...where }, 'x402 settlement: the gas nonce allocated is held by another settlement');
+        return this.failure(payment, X402_REASONS.settle, "The gas wallet's nonce is taken; nothing was sent.");
+      }
+      this.deps.logger.error({ err: error, ...where }, 'x402 settlement failed');
       return this.failure(payment, X402_REASONS.settle, 'The settlement failed unexpectedly; nothing was recorded.');
     }
     return this.awaitReceipt(id, payment, txHash);
@@ -290,22 +369,25 @@ export class X402Settlements {
     await sqlQuery(
       trx,
       sql`insert into x402_settlements (id, project_id, invoice_id, source, chain, network, coin, asset, payer, pay_to,
-                                        value_units, auth_nonce, valid_before, mode, status)
+                                        value_units, auth_nonce, auth_signature, valid_before, mode, status)
           values (${id}, ${target.projectId}, ${target.invoiceId}, ${target.source}, ${asset.chain}, ${asset.network}, ${asset.coin},
                   ${asset.asset.toLowerCase()}, ${payment.payer.toLowerCase()}, ${authorization.to.toLowerCase()},
-                  ${authorization.value.toString()}::numeric, ${authorization.nonce.toLowerCase()}, ${validBefore.toString()}::bigint,
+                  ${authorization.value.toString()}::numeric, ${authorization.nonce.toLowerCase()},
+                  ${payment.signature.toLowerCase()}, ${validBefore.toString()}::bigint,
                   ${mode}, 'submitted')`,
     );
   }
 
   /**
-   * Waits for the settlement's receipt up to `receiptWaitSeconds` (a wait, not state: the row
-   * says `submitted` meanwhile), then records what the chain says.
+   * Waits for the settlement's receipt up to `receiptWaitSeconds`, read at growing intervals
+   * (25 ms to 250 ms; a wait, not state: the row says `submitted` meanwhile), then records what
+   * the chain says.
    */
-  private async awaitReceipt(id: string, payment: VerifiedPayment, txHash: string): Promise<SettleResponse> {
+  private async awaitReceipt(id: string, payment: Pick<VerifiedPayment, 'asset' | 'payer' | 'authorization'>, txHash: string): Promise<SettleResponse> {
     const { asset, authorization } = payment;
     const deadline = Date.now() + this.deps.x402Config.receiptWaitSeconds * 1000;
     let receipt = null;
+    let pause = RECEIPT_POLL_FIRST_MS;
     for (;;) {
       try {
         receipt = TX_HASH.test(txHash) ? await asset.transfers.receipt(txHash, authorization, asset.domain) : null;
@@ -314,7 +396,8 @@ export class X402Settlements {
         this.deps.logger.warn({ err: error, tx: txHash }, 'x402 settlement receipt not readable');
       }
       if (receipt || Date.now() >= deadline) break;
-      await new Promise((resolve) => setTimeout(resolve, RECEIPT_POLL_MS));
+      await new Promise((resolve) => setTimeout(resolve, Math.min(pause, Math.max(0, deadline - Date.now()))));
+      pause = Math.min(pause * 2, RECEIPT_POLL_MAX_MS);
     }
     const done = { transaction: txHash, network: asset.caip, payer: payment.payer };
     if (!receipt) {
@@ -341,7 +424,7 @@ export class X402Settlements {
     }
   }
 
-  private failure(payment: VerifiedPayment, reason: string, message: string): SettleResponse {
+  private failure(payment: Pick<VerifiedPayment, 'asset' | 'payer'>, reason: string, message: string): SettleResponse {
     return { success: false, errorReason: reason, errorMessage: message, transaction: '', network: payment.asset.caip, payer: payment.payer };
   }
 }
