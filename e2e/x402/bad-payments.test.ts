@@ -51,6 +51,20 @@ async function refused(t: ExecutionContext, url: string, payment: PaymentPayload
   t.is(await gasNonce(h), nonce, 'nothing sent on chain');
 }
 
+/**
+ * A fresh invoice of 1 USDC, a valid payment of it by a payer holding 5, and
+ * `refusedAltered(change, reason)`: asserts that the payment altered by `change` (and signed again)
+ * is refused with `reason`, nothing sent.
+ */
+async function alteredPayments(t: ExecutionContext) {
+  const invoice: any = await h.invoice('1');
+  const payer = await h.payer(5n * USDC);
+  const payment = await validPayment(invoice.checkout_url, payer);
+  const refusedAltered = async (change: Parameters<typeof altered>[2], reason: string) =>
+    refused(t, invoice.checkout_url, await altered(payment, payer, change), payer, reason);
+  return { refusedAltered };
+}
+
 const nowSeconds = () => BigInt(Math.floor(Date.now() / 1000));
 
 test.serial('a replayed authorization: the first settles, the same header again is invalid_exact_evm_nonce_already_used', async (t) => {
@@ -68,82 +82,36 @@ test.serial('a replayed authorization: the first settles, the same header again 
 });
 
 test.serial('an expired authorization is invalid_exact_evm_payload_authorization_valid_before; one not yet valid is …_valid_after', async (t) => {
-  const invoice: any = await h.invoice('1');
-  const payer = await h.payer(5n * USDC);
-  const payment = await validPayment(invoice.checkout_url, payer);
-  await refused(
-    t,
-    invoice.checkout_url,
-    await altered(payment, payer, { authorization: { validBefore: (nowSeconds() - 60n).toString() } }),
-    payer,
-    'invalid_exact_evm_payload_authorization_valid_before',
-  );
-  await refused(
-    t,
-    invoice.checkout_url,
-    await altered(payment, payer, { authorization: { validAfter: (nowSeconds() + 600n).toString() } }),
-    payer,
-    'invalid_exact_evm_payload_authorization_valid_after',
-  );
+  const { refusedAltered } = await alteredPayments(t);
+  await refusedAltered({ authorization: { validBefore: (nowSeconds() - 60n).toString() } }, 'invalid_exact_evm_payload_authorization_valid_before');
+  await refusedAltered({ authorization: { validAfter: (nowSeconds() + 600n).toString() } }, 'invalid_exact_evm_payload_authorization_valid_after');
 });
 
 test.serial(
   'the wrong amount: an authorization of less than the requirement, or an accepted amount the invoice never asked, is …_value_mismatch',
   async (t) => {
-    const invoice: any = await h.invoice('1');
-    const payer = await h.payer(5n * USDC);
-    const payment = await validPayment(invoice.checkout_url, payer);
+    const { refusedAltered } = await alteredPayments(t);
     const less = (USDC - 1n).toString();
-    await refused(
-      t,
-      invoice.checkout_url,
-      await altered(payment, payer, { authorization: { value: less } }),
-      payer,
-      'invalid_exact_evm_payload_authorization_value_mismatch',
-    );
-    await refused(
-      t,
-      invoice.checkout_url,
-      await altered(payment, payer, { accepted: { amount: less }, authorization: { value: less } }),
-      payer,
-      'invalid_exact_evm_payload_authorization_value_mismatch',
-    );
+    await refusedAltered({ authorization: { value: less } }, 'invalid_exact_evm_payload_authorization_value_mismatch');
+    await refusedAltered({ accepted: { amount: less }, authorization: { value: less } }, 'invalid_exact_evm_payload_authorization_value_mismatch');
   },
 );
 
 test.serial('the wrong asset (another token signed for) is invalid_payment_requirements', async (t) => {
-  const invoice: any = await h.invoice('1');
-  const payer = await h.payer(5n * USDC);
-  const payment = await validPayment(invoice.checkout_url, payer);
-  await refused(
-    t,
-    invoice.checkout_url,
-    await altered(payment, payer, { accepted: { asset: getAddress(h.chain.contracts.erc20) } }),
-    payer,
-    'invalid_payment_requirements',
-  );
+  const { refusedAltered } = await alteredPayments(t);
+  await refusedAltered({ accepted: { asset: getAddress(h.chain.contracts.erc20) } }, 'invalid_payment_requirements');
 });
 
 test.serial('the wrong network (Ethereum mainnet signed for) is invalid_exact_evm_network_mismatch', async (t) => {
-  const invoice: any = await h.invoice('1');
-  const payer = await h.payer(5n * USDC);
-  const payment = await validPayment(invoice.checkout_url, payer);
-  await refused(t, invoice.checkout_url, await altered(payment, payer, { accepted: { network: 'eip155:1' } }), payer, 'invalid_exact_evm_network_mismatch');
+  const { refusedAltered } = await alteredPayments(t);
+  await refusedAltered({ accepted: { network: 'eip155:1' } }, 'invalid_exact_evm_network_mismatch');
 });
 
 test.serial('a payTo that is not the invoice’s, in what was accepted or in the authorization alone, is invalid_exact_evm_recipient_mismatch', async (t) => {
-  const invoice: any = await h.invoice('1');
-  const payer = await h.payer(5n * USDC);
-  const payment = await validPayment(invoice.checkout_url, payer);
+  const { refusedAltered } = await alteredPayments(t);
   const elsewhere = Wallet.createRandom().address;
-  await refused(
-    t,
-    invoice.checkout_url,
-    await altered(payment, payer, { accepted: { payTo: elsewhere }, authorization: { to: elsewhere } }),
-    payer,
-    'invalid_exact_evm_recipient_mismatch',
-  );
-  await refused(t, invoice.checkout_url, await altered(payment, payer, { authorization: { to: elsewhere } }), payer, 'invalid_exact_evm_recipient_mismatch');
+  await refusedAltered({ accepted: { payTo: elsewhere }, authorization: { to: elsewhere } }, 'invalid_exact_evm_recipient_mismatch');
+  await refusedAltered({ authorization: { to: elsewhere } }, 'invalid_exact_evm_recipient_mismatch');
   t.deepEqual(await transfersTo(h, elsewhere), []);
 });
 

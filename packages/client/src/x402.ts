@@ -52,7 +52,7 @@ export interface X402AssetInfo {
 /**
  * The middleware's dynamic `payTo(ctx)` for a route priced `amount` (a decimal string in `coin`):
  * without a payment, a fresh address, each an invoice of the project (`POST …/pay-to`, with the
- * request's URL as the resource); with one, the address the payment was offered (`accepted.payTo`),
+ * request's origin and path as the resource, never its query); with one, the address the payment was offered (`accepted.payTo`),
  * so the retry's requirement is the one the client paid. Throws `GatewayError` when the gateway
  * refuses (429 `rate_limit_exceeded`, 422 `x402_coin_unsupported`, 401 `x402_credential_invalid`).
  */
@@ -132,14 +132,22 @@ function acceptedPayTo(header: string): string | undefined {
   }
 }
 
+/**
+ * The resource as the offer records it: the request URL's origin and path only. The query (and a
+ * fragment) may carry the caller's data (ids, tokens); it would reach the invoice's metadata and
+ * webhooks, so it is never sent.
+ */
 function resourceUrl(ctx: X402PayToContext): string {
   try {
     const url = ctx.adapter?.getUrl();
-    if (url) return url;
+    if (url) {
+      const parsed = new URL(url);
+      return `${parsed.origin}${parsed.pathname}`;
+    }
   } catch {
     // An adapter without a full URL: the path names the resource.
   }
-  return ctx.path ?? '/';
+  return (ctx.path ?? '/').split(/[?#]/, 1)[0] || '/';
 }
 
 function base64Url(bytes: Uint8Array): string {

@@ -82,31 +82,37 @@ test('x402FacilitatorToken is x402_<project>_<base64url HMAC-SHA256(secret, "x40
   t.not(await x402FacilitatorToken(PROJECT, 'b'.repeat(64)), token, 'another secret, another token');
 });
 
-test.serial('gatewayPayTo: a fresh offer for each unpaid request, with the resource; the paid offer’s address on the retry', async (t) => {
-  const payTo = gatewayPayTo({ facilitatorUrl: `${base}/`, token: TOKEN, coin: 'usdc_base', amount: '0.001', description: 'Weather' });
-  const before = seen.length;
-  const ctx = { path: '/weather', adapter: { getUrl: () => 'https://api.partner.example/weather?city=Oslo' } };
-  const first = await payTo(ctx);
-  const second = await payTo(ctx);
-  t.regex(first, /^0x0{39}\d$/);
-  t.not(first, second, 'each unpaid request is an invoice of its own');
-  const calls = seen.slice(before);
-  t.is(calls.length, 2);
-  t.deepEqual(calls[0], {
-    method: 'POST',
-    url: '/api/v1/x402/facilitator/pay-to',
-    authorization: `Bearer ${TOKEN}`,
-    body: { coin: 'usdc_base', amount: '0.001', resource: { url: 'https://api.partner.example/weather?city=Oslo', description: 'Weather' } },
-  });
+test.serial(
+  'gatewayPayTo: a fresh offer for each unpaid request, with the resource (origin and path, never the query); the paid offer’s address on the retry',
+  async (t) => {
+    const payTo = gatewayPayTo({ facilitatorUrl: `${base}/`, token: TOKEN, coin: 'usdc_base', amount: '0.001', description: 'Weather' });
+    const before = seen.length;
+    const ctx = { path: '/weather', adapter: { getUrl: () => 'https://api.partner.example/weather?city=Oslo' } };
+    const first = await payTo(ctx);
+    const second = await payTo(ctx);
+    t.regex(first, /^0x0{39}\d$/);
+    t.not(first, second, 'each unpaid request is an invoice of its own');
+    const calls = seen.slice(before);
+    t.is(calls.length, 2);
+    t.deepEqual(calls[0], {
+      method: 'POST',
+      url: '/api/v1/x402/facilitator/pay-to',
+      authorization: `Bearer ${TOKEN}`,
+      body: { coin: 'usdc_base', amount: '0.001', resource: { url: 'https://api.partner.example/weather', description: 'Weather' } },
+    });
 
-  const payment = { x402Version: 2, accepted: { scheme: 'exact', payTo: first, amount: '1000' }, payload: { signature: '0x' } };
-  const header = Buffer.from(JSON.stringify(payment)).toString('base64');
-  t.is(await payTo({ ...ctx, paymentHeader: header }), first, 'the retry carries the offer it paid');
-  t.is(seen.length, before + 2, 'no new offer for a paid request');
-  const third = await payTo({ ...ctx, paymentHeader: 'not base64 at all!' });
-  t.not(third, first, 'an unreadable payment header is answered like no payment');
-  t.is(await payTo({ path: '/only-path' }).then(() => (seen.at(-1)!.body as { resource: { url: string } }).resource.url), '/only-path');
-});
+    const payment = { x402Version: 2, accepted: { scheme: 'exact', payTo: first, amount: '1000' }, payload: { signature: '0x' } };
+    const header = Buffer.from(JSON.stringify(payment)).toString('base64');
+    t.is(await payTo({ ...ctx, paymentHeader: header }), first, 'the retry carries the offer it paid');
+    t.is(seen.length, before + 2, 'no new offer for a paid request');
+    const third = await payTo({ ...ctx, paymentHeader: 'not base64 at all!' });
+    t.not(third, first, 'an unreadable payment header is answered like no payment');
+    t.is(await payTo({ path: '/only-path' }).then(() => (seen.at(-1)!.body as { resource: { url: string } }).resource.url), '/only-path');
+    t.is(await payTo({ path: '/only-path?token=secret#x' }).then(() => (seen.at(-1)!.body as { resource: { url: string } }).resource.url), '/only-path');
+    const fragment = { path: '/weather', adapter: { getUrl: () => 'https://api.partner.example:8443/weather/today?key=secret#top' } };
+    t.is(await payTo(fragment).then(() => (seen.at(-1)!.body as { resource: { url: string } }).resource.url), 'https://api.partner.example:8443/weather/today');
+  },
+);
 
 test.serial('gatewayPayTo: the gateway’s refusals are GatewayErrors with its code, status and Retry-After', async (t) => {
   const unsupported = await t.throwsAsync(gatewayPayTo({ facilitatorUrl: base, token: TOKEN, coin: 'btc', amount: '1' })({ path: '/x' }), {

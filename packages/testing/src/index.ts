@@ -25,4 +25,5 @@ export * from './teardown.js';
 export * from './api-invoices.js';
 export * from './solidity.js';
 export * from './evm-treasury-chain.js';
+export * from './eip3009-signatures.js';
 export * from './provider-replay/index.js';

@@ -9,22 +9,12 @@
 import test from 'ava';
 import type { AuthorizationDomain, AuthorizedTransfers, TransferAuthorization } from '@gw/kernel';
 import { waitFor } from '@gw/kernel/testing';
-import { EvmTreasuryChain } from '@gw/testing';
+import { EvmTreasuryChain, signTransferAuthorization } from '@gw/testing';
 import { getAddress, hexlify, Interface, randomBytes, Signature, Transaction, Wallet } from 'ethers';
 
 const USDC = 10n ** 6n;
 const SECP256K1_N = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;
 const PAID = 50n * USDC;
-const TYPES = {
-  TransferWithAuthorization: [
-    { name: 'from', type: 'address' },
-    { name: 'to', type: 'address' },
-    { name: 'value', type: 'uint256' },
-    { name: 'validAfter', type: 'uint256' },
-    { name: 'validBefore', type: 'uint256' },
-    { name: 'nonce', type: 'bytes32' },
-  ],
-};
 
 let chain: EvmTreasuryChain;
 let transfers: AuthorizedTransfers;
@@ -61,7 +51,7 @@ async function authorize(value: bigint, extra: Partial<TransferAuthorization> = 
     nonce: hexlify(randomBytes(32)),
     ...extra,
   };
-  const signature = await payer.signTypedData({ ...domain }, TYPES, { ...authorization });
+  const signature = await signTransferAuthorization(payer, domain, authorization);
   return { authorization, signature };
 }
 
@@ -224,7 +214,7 @@ test.serial('an authorization of more than the balance, or an expired one, fails
 
   // Signed by someone else than `from`.
   const { authorization } = await authorize(USDC);
-  const forged = await Wallet.createRandom().signTypedData({ ...domain }, TYPES, { ...authorization });
+  const forged = await signTransferAuthorization(Wallet.createRandom(), domain, authorization);
   t.deepEqual((await transfers.inspect(domain, authorization, forged, gasWallet.address)).simulation, { ok: false, reason: 'invalid signature' });
 });
 

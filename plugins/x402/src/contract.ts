@@ -8,6 +8,7 @@ import type { X402Config } from './config.js';
 import type { X402Metrics } from './metrics.js';
 import type { ExternalFacilitator } from './services/external-facilitator.js';
 import type { GasWallets } from './services/gas-wallets.js';
+import type { PayerOffers } from './services/payer-offers.js';
 import type { SettlementFollower } from './services/settlement-follower.js';
 import type { X402Networks } from './services/x402-networks.js';
 import type { X402Offers } from './services/x402-offers.js';
@@ -23,6 +24,8 @@ declare module '@gw/kernel' {
     readonly x402Payments: X402Payments;
     /** Fresh payTo invoices of partners' paid calls and paid MCP tools. */
     readonly x402Offers: X402Offers;
+    /** What an invoice's or checkout session's payer URL offers an x402 client (its answers, `get_x402_requirements`). */
+    readonly x402PayerOffers: PayerOffers;
     /** The settlements: one per authorization, the gas wallet or the external facilitator, the receipt. */
     readonly x402Settlements: X402Settlements;
     /** The follow job's work: settlements left `submitted`/`pending` to their outcome, dropped ones failed. */

@@ -18,6 +18,7 @@ import { FACILITATOR_ROUTES_DEPS, facilitatorRoutes } from './routes/facilitator
 import { PAYER_URL_RESPONDER_DEPS, payerUrlResponder } from './routes/payer-url-responder.js';
 import { ExternalFacilitator } from './services/external-facilitator.js';
 import { GasWallets } from './services/gas-wallets.js';
+import { PayerOffers } from './services/payer-offers.js';
 import { SettlementFollower } from './services/settlement-follower.js';
 import { X402Networks } from './services/x402-networks.js';
 import { X402Offers } from './services/x402-offers.js';
@@ -60,7 +61,8 @@ export const x402Plugin = definePlugin({
       ],
       (deps) => new X402Payments(deps),
     ),
-    x402Offers: service(['db', 'chains', 'rateLimiter', 'invoicesService', 'x402Config', 'x402Networks', 'x402Payments'], (deps) => new X402Offers(deps)),
+    x402Offers: service(['db', 'rateLimiter', 'invoicesService', 'x402Config', 'x402Networks', 'x402Payments'], (deps) => new X402Offers(deps)),
+    x402PayerOffers: service(['invoicesService', 'sessionsCheckout', 'x402Networks', 'x402Payments'], (deps) => new PayerOffers(deps)),
   }),
   // Settlements not mined while their settler waited: followed to their outcome.
   jobs: x402Jobs,

@@ -55,7 +55,7 @@ async function gasWalletsResult(deps: X402StatusDeps): Promise<ReadinessResult> 
     };
   const warnings: string[] = [];
   try {
-    deps.x402GasWallets.checkKeys((message) => warnings.push(message));
+    deps.x402GasWallets.inspectKeys((message) => warnings.push(message));
   } catch (error) {
     return {
       ok: false,

@@ -26,7 +26,7 @@ import { tenancyPlugin } from '@gw/plugin-tenancy';
 import { walletsPlugin } from '@gw/plugin-wallets';
 import { watchersPlugin } from '@gw/plugin-watchers';
 import { webhooksPlugin } from '@gw/plugin-webhooks';
-import { EvmTreasuryChain, FAST_RETRIES, FIXED_RATES, projectWithPools, type TestProject } from '@gw/testing';
+import { EvmTreasuryChain, FAST_RETRIES, FIXED_RATES, projectWithPools, signTransferAuthorization, type TestProject } from '@gw/testing';
 import { hexlify, Interface, randomBytes, Signature, toBeHex, Wallet } from 'ethers';
 import { x402Facilitator } from '@x402/core/facilitator';
 import { toFacilitatorEvmSigner } from '@x402/evm';
@@ -293,7 +293,7 @@ export async function signPayment(payer: Wallet, requirements: PaymentRequiremen
     verifyingContract: requirements.asset,
     ...options.domain,
   };
-  const signature = await payer.signTypedData(domain, TRANSFER_WITH_AUTHORIZATION, {
+  const signature = await signTransferAuthorization(payer, domain, {
     ...authorization,
     value: BigInt(authorization.value),
     validAfter: BigInt(authorization.validAfter),
@@ -306,18 +306,6 @@ export async function signPayment(payer: Wallet, requirements: PaymentRequiremen
     payload: { signature, authorization },
   };
 }
-
-/** EIP-3009's typed data (`TransferWithAuthorization`), as x402 clients sign it. */
-export const TRANSFER_WITH_AUTHORIZATION = {
-  TransferWithAuthorization: [
-    { name: 'from', type: 'address' },
-    { name: 'to', type: 'address' },
-    { name: 'value', type: 'uint256' },
-    { name: 'validAfter', type: 'uint256' },
-    { name: 'validBefore', type: 'uint256' },
-    { name: 'nonce', type: 'bytes32' },
-  ],
-};
 
 /** A resource as a payer URL describes it. */
 export function resourceOf(url: string, description = 'test resource'): ResourceInfo {

@@ -6,7 +6,7 @@
  */
 import test from 'ava';
 import { CLI_ACTOR } from '@gw/kernel';
-import { signedFetch } from '@gw/kernel/testing';
+import { freePort, signedFetch } from '@gw/kernel/testing';
 import { getAddress } from 'ethers';
 import { decodeX402Header, encodeX402Header } from '../src/protocol/headers.js';
 import type { PaymentRequired, PaymentRequirements, SettleResponse } from '../src/protocol/messages.js';
@@ -56,6 +56,7 @@ test.serial('an invoice URL asked without HTML answers 402 with its requirement;
   const res = await ask(invoice.checkout_url);
   t.is(res.status, 402);
   t.is(res.headers.get('cache-control'), 'no-store');
+  t.is(res.headers.get('access-control-expose-headers'), 'PAYMENT-REQUIRED, PAYMENT-RESPONSE');
   t.regex(res.headers.get('content-type') ?? '', /^application\/json/);
   const asked = await required(res);
   t.deepEqual(asked, {
@@ -200,7 +201,7 @@ test.serial('a session URL picks the first allowed payable coin and answers its 
   t.is(await h.balanceOf(invoice.address), BigInt(invoice.amount_crypto_units));
 });
 
-test.serial('a session whose payer picked another coin is the page, unless ?coin= names a payable one; a coin it does not allow is the page', async (t) => {
+test.serial('a session whose payer picked another coin is the page, ?coin= included: a GET never switches its coin', async (t) => {
   const opened = await session({ price_currency: 'USD', price_amount: '2', allowed_coins: ['eth', 'usdc'] });
   const token = new URL(opened.url).pathname.split('/').pop()!;
   await h.gw.kernel.cradle.sessionsCheckout.pick(token, 'eth', CLI_ACTOR);
@@ -214,10 +215,55 @@ test.serial('a session whose payer picked another coin is the page, unless ?coin
   await notAllowed.body?.cancel();
   t.is((await sessionNow(opened.id)).coin, 'eth');
 
-  const switched = await ask(`${opened.url}?coin=usdc`);
-  t.is(switched.status, 402);
-  const asked = await required(switched);
+  const before = await sessionNow(opened.id);
+  const notSwitched = await ask(`${opened.url}?coin=usdc`);
+  t.is(notSwitched.status, 200);
+  t.regex(notSwitched.headers.get('content-type') ?? '', /^text\/html/);
+  await notSwitched.body?.cancel();
+  const now = await sessionNow(opened.id);
+  t.is(now.coin, 'eth');
+  t.is(now.invoice_id, before.invoice_id);
+  t.is(now.invoices.length, 1);
+});
+
+test.serial('?coin= picks before the session has an invoice; afterwards it changes nothing', async (t) => {
+  const opened = await session({ price_currency: 'USD', price_amount: '2', allowed_coins: ['eth', 'usdc'] });
+  const notPayable = await ask(`${opened.url}?coin=eth`);
+  t.is(notPayable.status, 200, 'eth cannot be paid with x402: the page, nothing picked');
+  await notPayable.body?.cancel();
+  t.is((await sessionNow(opened.id)).invoice_id, null);
+
+  const picked = await required(await ask(`${opened.url}?coin=usdc`));
   const now = await sessionNow(opened.id);
   t.is(now.coin, 'usdc');
-  t.is(asked.accepts[0]!.payTo, getAddress((await h.reload(now.invoice_id!)).address));
+  t.is(picked.accepts[0]!.payTo, getAddress((await h.reload(now.invoice_id!)).address));
+  t.is(picked.extensions, undefined, 'no other payable coin to name');
+  const again = await ask(`${opened.url}?coin=eth`);
+  t.is(again.status, 402, 'the current invoice is answered');
+  t.deepEqual((await required(again)).accepts, picked.accepts);
+  t.is((await sessionNow(opened.id)).invoices.length, 1);
+});
+
+test.serial('a node that does not answer: the page to a machine without a payment, 402 unexpected_verify_error with one, never a 500', async (t) => {
+  const invoice = await h.invoice('1');
+  const opened = await session({ price_currency: 'USD', price_amount: '2', allowed_coins: ['usdc'] });
+  const required402 = await required(await ask(invoice.checkout_url));
+  const payment = encodeX402Header(await signPayment(await h.payer(10n * USDC), required402.accepts[0]!));
+  // A second instance whose only provider is a closed port: the token's EIP-3009 probe fails there.
+  const closed = await freePort();
+  const down = await h.second({
+    'plugins.watchers.chains': { eth: { anvil: { providers: [{ name: 'down', url: `http://127.0.0.1:${closed}` }], startHeight: 1 } } },
+  });
+  const on = (url: string) => `${down.url}${new URL(url).pathname}`;
+  for (const url of [invoice.checkout_url, opened.url]) {
+    const page = await fetch(on(url), { headers: { Accept: 'application/json' }, redirect: 'manual' });
+    t.is(page.status, 200, url);
+    t.regex(page.headers.get('content-type') ?? '', /^text\/html/);
+    await page.body?.cancel();
+  }
+  t.is((await sessionNow(opened.id)).invoice_id, null, 'nothing picked');
+  const paid = await fetch(on(invoice.checkout_url), { headers: { Accept: 'application/json', 'PAYMENT-SIGNATURE': payment }, redirect: 'manual' });
+  t.is(paid.status, 402);
+  t.like(await required(paid), { error: 'unexpected_verify_error', accepts: [] });
+  t.is((await h.reload(invoice.id)).status, 'pending');
 });

@@ -136,6 +136,31 @@ test.serial('get_x402_requirements: a checkout session’s, its coin picked as t
   t.is(again.payment_required.accepts[0]!.payTo, getAddress(invoice.address));
   t.is(errorCode(await call(client, 'get_x402_requirements', { ...args, invoice_id: invoice.id })), 'validation_error');
   t.is(errorCode(await call(client, 'get_x402_requirements', { ...args, session_id: '01ARZ3NDEKTSV4RRFFQ69G5FAV' })), 'checkout_session_not_found');
+
+  // Another coin once the session has an invoice: never switched.
+  t.is(errorCode(await call(client, 'get_x402_requirements', { ...args, coin: 'tok' })), 'validation_error');
+  t.is((await h.gw.kernel.cradle.sessionsCheckout.get(principal.id, session.id)).invoice_id, invoice.id, 'the coin is not switched');
+  await client.close();
+});
+
+test.serial('get_x402_requirements: a session whose payer picked a coin x402 cannot pay is x402_coin_unsupported, and its coin stays', async (t) => {
+  const client = await agent(h.gw);
+  const principal = await h.principal();
+  const { session } = await h.gw.kernel.cradle.sessionsCheckout.create(
+    { id: principal.id, kind: principal.kind },
+    { price_currency: 'USD', price_amount: '2', allowed_coins: ['tok', 'usdc'] },
+    CLI_ACTOR,
+  );
+  await h.gw.kernel.cradle.sessionsCheckout.pick(new URL(session.url).pathname.split('/').pop()!, 'tok', CLI_ACTOR);
+  const picked = await h.gw.kernel.cradle.sessionsCheckout.get(principal.id, session.id);
+  const args = { project_id: h.project.projectId, session_id: session.id };
+  for (const coin of [undefined, 'usdc']) {
+    const result = await call(client, 'get_x402_requirements', coin === undefined ? args : { ...args, coin });
+    t.is(errorCode(result), 'x402_coin_unsupported', JSON.stringify(result.structuredContent));
+  }
+  const now = await h.gw.kernel.cradle.sessionsCheckout.get(principal.id, session.id);
+  t.is(now.coin, 'tok');
+  t.is(now.invoice_id, picked.invoice_id);
   await client.close();
 });
 

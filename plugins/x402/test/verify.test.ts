@@ -10,7 +10,7 @@ import type { InvoiceView } from '@gw/plugin-invoices/contract';
 import { getAddress, Wallet } from 'ethers';
 import type { PaymentRequirements } from '../src/protocol/messages.js';
 import type { PaymentTarget } from '../src/services/payment-target.js';
-import { ANVIL_CAIP, resourceOf, signPayment, startX402, USDC, USDC_DOMAIN, type X402Harness } from './helpers.js';
+import { ANVIL_CAIP, resourceOf, signPayment, startX402, USDC, USDC_DOMAIN, type PaymentOptions, type X402Harness } from './helpers.js';
 
 let h: X402Harness;
 
@@ -102,6 +102,19 @@ async function refused(t: import('ava').ExecutionContext, payload: unknown, requ
   return answer;
 }
 
+/**
+ * A fresh offer, a payer holding 10 USDC, and `refusedSigned(options, reason)`: verifies the
+ * payer's payment of the offer signed with `options` and expects the refusal `reason`.
+ */
+async function payingOffer(t: import('ava').ExecutionContext) {
+  const { invoice, requirements } = await offered();
+  const payer = await h.payer(10n * USDC);
+  const target = targetOf(invoice);
+  const refusedSigned = async (options: PaymentOptions, reason: string) =>
+    refused(t, await signPayment(payer, requirements, options), requirements, target, reason);
+  return { invoice, requirements, payer, target, refusedSigned };
+}
+
 test.serial('unreadable payloads and other versions are refused with invalid_payload and invalid_x402_version', async (t) => {
   const { invoice, requirements } = await offered();
   const payload = await signPayment(await h.payer(10n * USDC), requirements);
@@ -126,54 +139,36 @@ test.serial('unreadable payloads and other versions are refused with invalid_pay
 });
 
 test.serial('scheme, network and asset other than offered are refused with their reasons', async (t) => {
-  const { invoice, requirements } = await offered();
-  const payer = await h.payer(10n * USDC);
-  const target = targetOf(invoice);
+  const { requirements, payer, target, refusedSigned } = await payingOffer(t);
   const payload = await signPayment(payer, requirements);
   await refused(t, { ...payload, accepted: { ...payload.accepted, scheme: 'upto' } }, requirements, target, 'invalid_exact_evm_scheme');
   await refused(t, payload, { ...requirements, scheme: 'upto' } as unknown as PaymentRequirements, target, 'invalid_exact_evm_scheme');
-  await refused(t, await signPayment(payer, requirements, { accepted: { network: 'eip155:1' } }), requirements, target, 'invalid_exact_evm_network_mismatch');
+  await refusedSigned({ accepted: { network: 'eip155:1' } }, 'invalid_exact_evm_network_mismatch');
   // Base mainnet: no network of this gateway.
   const base = { ...requirements, network: 'eip155:8453' as const };
   await refused(t, await signPayment(payer, base), base, target, 'invalid_network');
   // Another token (the ERC-20 tok) in what the payer accepted, or in the requirement a caller names.
   const tok = getAddress(h.chain.contracts.erc20);
-  await refused(t, await signPayment(payer, requirements, { accepted: { asset: tok } }), requirements, target, 'invalid_payment_requirements');
+  await refusedSigned({ accepted: { asset: tok } }, 'invalid_payment_requirements');
   const tokRequirements = { ...requirements, asset: tok };
   await refused(t, await signPayment(payer, tokRequirements), tokRequirements, target, 'invalid_payment_requirements');
   t.is(payments().match(await signPayment(payer, requirements, { accepted: { asset: tok } }), [requirements]), undefined);
 });
 
 test.serial('the wrong amount is refused: in what was accepted, in the signed value, or in requirements the gateway did not offer', async (t) => {
-  const { invoice, requirements } = await offered();
-  const payer = await h.payer(10n * USDC);
-  const target = targetOf(invoice);
-  await refused(
-    t,
-    await signPayment(payer, requirements, { accepted: { amount: '1' } }),
-    requirements,
-    target,
-    'invalid_exact_evm_payload_authorization_value_mismatch',
-  );
-  await refused(
-    t,
-    await signPayment(payer, requirements, { authorization: { value: '2499999' } }),
-    requirements,
-    target,
-    'invalid_exact_evm_payload_authorization_value_mismatch',
-  );
+  const { requirements, payer, target, refusedSigned } = await payingOffer(t);
+  await refusedSigned({ accepted: { amount: '1' } }, 'invalid_exact_evm_payload_authorization_value_mismatch');
+  await refusedSigned({ authorization: { value: '2499999' } }, 'invalid_exact_evm_payload_authorization_value_mismatch');
   const cheaper = { ...requirements, amount: '1' };
   await refused(t, await signPayment(payer, cheaper), cheaper, target, 'invalid_payment_requirements');
 });
 
 test.serial('a payTo that is not the invoice’s address is refused: signed to another, accepted for another, or another invoice’s requirement', async (t) => {
-  const { invoice, requirements } = await offered();
+  const { requirements, payer, target, refusedSigned } = await payingOffer(t);
   const other = await offered();
-  const payer = await h.payer(10n * USDC);
-  const target = targetOf(invoice);
   const elsewhere = Wallet.createRandom().address;
-  await refused(t, await signPayment(payer, requirements, { authorization: { to: elsewhere } }), requirements, target, 'invalid_exact_evm_recipient_mismatch');
-  await refused(t, await signPayment(payer, requirements, { accepted: { payTo: elsewhere } }), requirements, target, 'invalid_exact_evm_recipient_mismatch');
+  await refusedSigned({ authorization: { to: elsewhere } }, 'invalid_exact_evm_recipient_mismatch');
+  await refusedSigned({ accepted: { payTo: elsewhere } }, 'invalid_exact_evm_recipient_mismatch');
   // A requirement of another invoice of the project, verified for this one.
   await refused(t, await signPayment(payer, other.requirements), other.requirements, target, 'invalid_payment_requirements');
   // A target the project does not have.
@@ -187,41 +182,19 @@ test.serial('a payTo that is not the invoice’s address is refused: signed to a
 });
 
 test.serial('an expired authorization, one expiring within the margin, and one not yet valid are refused', async (t) => {
-  const { invoice, requirements } = await offered();
-  const payer = await h.payer(10n * USDC);
-  const target = targetOf(invoice);
+  const { refusedSigned } = await payingOffer(t);
   const now = Math.floor(Date.now() / 1000);
-  await refused(
-    t,
-    await signPayment(payer, requirements, { authorization: { validBefore: String(now - 60) } }),
-    requirements,
-    target,
-    'invalid_exact_evm_payload_authorization_valid_before',
-  );
-  await refused(
-    t,
-    await signPayment(payer, requirements, { authorization: { validBefore: String(now + 2) } }),
-    requirements,
-    target,
-    'invalid_exact_evm_payload_authorization_valid_before',
-  );
-  await refused(
-    t,
-    await signPayment(payer, requirements, { authorization: { validAfter: String(now + 3600) } }),
-    requirements,
-    target,
-    'invalid_exact_evm_payload_authorization_valid_after',
-  );
+  await refusedSigned({ authorization: { validBefore: String(now - 60) } }, 'invalid_exact_evm_payload_authorization_valid_before');
+  await refusedSigned({ authorization: { validBefore: String(now + 2) } }, 'invalid_exact_evm_payload_authorization_valid_before');
+  await refusedSigned({ authorization: { validAfter: String(now + 3600) } }, 'invalid_exact_evm_payload_authorization_valid_after');
 });
 
 test.serial('a signature of another key, or under another domain, is refused with invalid_exact_evm_signature', async (t) => {
-  const { invoice, requirements } = await offered();
-  const payer = await h.payer(10n * USDC);
-  const target = targetOf(invoice);
+  const { requirements, payer, target, refusedSigned } = await payingOffer(t);
   const forged = await signPayment(Wallet.createRandom() as unknown as Wallet, requirements, { authorization: { from: payer.address } });
   await refused(t, forged, requirements, target, 'invalid_exact_evm_signature');
-  await refused(t, await signPayment(payer, requirements, { domain: { version: '1' } }), requirements, target, 'invalid_exact_evm_signature');
-  await refused(t, await signPayment(payer, requirements, { domain: { chainId: 1n } }), requirements, target, 'invalid_exact_evm_signature');
+  await refusedSigned({ domain: { version: '1' } }, 'invalid_exact_evm_signature');
+  await refusedSigned({ domain: { chainId: 1n } }, 'invalid_exact_evm_signature');
   const tampered = await signPayment(payer, requirements);
   const s = tampered.payload.signature;
   await refused(

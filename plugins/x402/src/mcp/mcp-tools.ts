@@ -2,36 +2,26 @@ import {
   CoinIdSchema,
   coreErrors,
   defineMcpTool,
+  isAppError,
   mcpArguments,
-  networkFor,
+  ProviderError,
   ULID_PATTERN,
   withDeps,
   type Actor,
-  type ChainRegistry,
-  type CoinId,
+  type Deps,
   type McpToolDefinition,
   type ProjectPrincipal,
 } from '@gw/kernel';
-import type { InvoiceService, InvoiceView } from '@gw/plugin-invoices/contract';
-import type { CheckoutSessions, SessionView } from '@gw/plugin-sessions/contract';
+import type { SessionView } from '@gw/plugin-sessions/contract';
+import type { Logger } from 'pino';
 import Type from 'typebox';
-import type { X402Config } from '../config.js';
 import { x402Errors } from '../errors.js';
-import type { PaymentRequired, ResourceInfo } from '../protocol/messages.js';
-import type { X402Networks } from '../services/x402-networks.js';
-import type { X402Payments } from '../services/x402-payments.js';
+import type { PaymentRequired } from '../protocol/messages.js';
+import type { PayerOffer } from '../services/payer-offers.js';
 
 /** The services the x402 MCP tools read. */
-export const X402_MCP_TOOLS_DEPS = ['x402Config', 'x402Payments', 'x402Networks', 'invoicesService', 'sessionsCheckout', 'chains'] as const;
-
-interface ToolDeps {
-  readonly x402Config: X402Config;
-  readonly x402Payments: X402Payments;
-  readonly x402Networks: X402Networks;
-  readonly invoicesService: InvoiceService;
-  readonly sessionsCheckout: CheckoutSessions;
-  readonly chains: ChainRegistry;
-}
+export const X402_MCP_TOOLS_DEPS = ['x402Config', 'x402Networks', 'x402PayerOffers', 'sessionsCheckout', 'logger'] as const;
+type ToolDeps = Deps<(typeof X402_MCP_TOOLS_DEPS)[number]> & { readonly logger: Logger };
 
 const RequirementsArguments = mcpArguments({
   invoice_id: Type.Optional(Type.String({ pattern: ULID_PATTERN, description: 'The invoice to pay (ULID). Exactly one of invoice_id and session_id.' })),
@@ -41,7 +31,7 @@ const RequirementsArguments = mcpArguments({
   coin: Type.Optional(
     CoinIdSchema({
       description:
-        "A checkout session only: the coin to pay in, picked as the payer's page picks it (an allowed coin x402 can pay; a previous pick's unpaid invoice is cancelled). Default: the session's current coin, or the first allowed coin x402 can pay.",
+        "A checkout session only, before any coin is picked: the coin to pay in (an allowed coin x402 can pay), picked as the payer's page picks it. Default: the first allowed coin x402 can pay. A session that has an invoice keeps its coin.",
     }),
   ),
 });
@@ -65,13 +55,13 @@ export const x402McpTools = withDeps([...X402_MCP_TOOLS_DEPS], (deps): McpToolDe
     title: 'Get x402 payment requirements',
     description:
       "An invoice's or checkout session's x402 payment requirements, for an agent that pays with a signed USDC authorization (x402, scheme exact, EIP-3009). " +
-      'Give invoice_id or session_id (exactly one); for a session, optionally coin (picks it as the payer page does). ' +
+      'Give invoice_id or session_id (exactly one); for a session without an invoice yet, optionally coin (picks it as the payer page does; default the first allowed payable coin). ' +
       'Returns { pay_url, payment_required }: sign an authorization for payment_required.accepts[0] (payTo the invoice’s own deposit address, amount the amount due in base units) ' +
       'and send it base64-encoded as the PAYMENT-SIGNATURE header of a GET to pay_url; the gateway settles it on chain and the invoice turns paid when the transfer is seen.',
     input: RequirementsArguments,
     scope: 'invoices:read',
     access: { projectKind: 'production' },
-    // A session without a current invoice of a payable coin gets one (a pick), as on the payer's page.
+    // A session without an invoice gets one (a pick), as on the payer's page; a coin is never switched.
     writes: true,
     errors: [
       'validation_error',
@@ -80,9 +70,9 @@ export const x402McpTools = withDeps([...X402_MCP_TOOLS_DEPS], (deps): McpToolDe
       'x402_nothing_to_pay',
       'invoice_not_found',
       'checkout_session_not_found',
-      'coin_not_allowed',
       'checkout_session_closed',
       'checkout_session_payment_in_progress',
+      'chain_provider_unavailable',
     ],
     handler: async ({ args, project, actor }): Promise<X402RequirementsAnswer> => {
       if ((args.invoice_id === undefined) === (args.session_id === undefined)) {
@@ -92,18 +82,25 @@ export const x402McpTools = withDeps([...X402_MCP_TOOLS_DEPS], (deps): McpToolDe
         throw coreErrors.validation_error({ message: 'coin picks the coin of a checkout session; an invoice has its coin.', details: { field: 'coin' } });
       }
       if (deps.x402Config.settlement === 'off') throw x402Errors.x402_off();
-      if (args.invoice_id !== undefined) {
-        const invoice = await deps.invoicesService.get(project.id, args.invoice_id);
-        return answer(deps, project, invoice, { url: invoice.checkout_url, description: `Invoice ${invoice.id}`, mimeType: 'application/json' });
+      try {
+        if (args.invoice_id !== undefined) return await answer(deps, project, await deps.x402PayerOffers.invoice(project.id, args.invoice_id));
+        return await sessionAnswer(deps, project, args.session_id!, args.coin, actor);
+      } catch (error) {
+        // The token's EIP-3009 probe asks the chain: its providers failing is the catalogued retryable error.
+        if (!isAppError(error) && error instanceof ProviderError) {
+          deps.logger.warn({ err: error }, 'x402: requirements could not be read from the chain');
+          throw coreErrors.chain_provider_unavailable();
+        }
+        throw error;
       }
-      return sessionAnswer(deps, project, args.session_id!, args.coin, actor);
     },
   }),
 ]);
 
 /**
- * A session's requirements: those of its current invoice when no other coin is asked for, else
- * of the coin asked for (or, before any pick, the first allowed coin x402 can pay), picked first.
+ * A session's requirements, by the payer URL's rule (`PayerOffers.coinChoice`): those of its
+ * current invoice when x402 can pay its coin; before any pick, of `coin` (or the first allowed coin
+ * x402 can pay), picked first. A session's coin is never switched here.
  */
 async function sessionAnswer(
   deps: ToolDeps,
@@ -113,42 +110,50 @@ async function sessionAnswer(
   actor: Actor,
 ): Promise<X402RequirementsAnswer> {
   const session = await deps.sessionsCheckout.get(project.id, sessionId);
-  const resource: ResourceInfo = { url: session.url, description: `Checkout session ${session.id}`, mimeType: 'application/json' };
-  if (session.invoice_id !== null && (coin === undefined || coin === session.coin)) {
-    return answer(deps, project, await deps.invoicesService.get(project.id, session.invoice_id), resource);
+  const choice = await deps.x402PayerOffers.coinChoice(session, coin);
+  switch (choice.kind) {
+    case 'current':
+      if (coin !== undefined && coin !== choice.coin) {
+        throw coreErrors.validation_error({
+          message: `The checkout session already has an invoice in ${choice.coin}: coin picks only before the first pick, and its coin is not switched.`,
+          details: { field: 'coin', current_coin: choice.coin },
+        });
+      }
+      return answer(deps, project, await deps.x402PayerOffers.sessionInvoice(session, choice.invoiceId));
+    case 'current_unpayable':
+      throw x402Errors.x402_coin_unsupported({
+        message: `The payer picked ${choice.coin} for this checkout session, which x402 cannot pay here; the session's coin is not switched.`,
+        details: { coin: choice.coin },
+      });
+    case 'asked_unpayable':
+      throw x402Errors.x402_coin_unsupported({
+        message: (session.allowed_coins as readonly string[]).includes(choice.coin)
+          ? `The checkout session allows ${choice.coin}, but x402 cannot pay it here.`
+          : `The checkout session does not allow ${choice.coin}.`,
+        details: { coin: choice.coin, allowed_coins: session.allowed_coins },
+      });
+    case 'none':
+      if (session.status !== 'open') throw x402Errors.x402_nothing_to_pay({ message: `The checkout session is ${session.status}.` });
+      throw x402Errors.x402_coin_unsupported({
+        message: 'None of the coins this checkout session allows can be paid with x402 here.',
+        details: { allowed_coins: session.allowed_coins },
+      });
+    case 'pick':
+      return answer(deps, project, await deps.x402PayerOffers.pick(tokenOf(session), choice.coin, actor));
   }
-  if (session.status !== 'open') throw x402Errors.x402_nothing_to_pay({ message: `The checkout session is ${session.status}.` });
-  const chosen = coin ?? (await firstPayableCoin(deps, project, session));
-  if (chosen === undefined) {
-    throw x402Errors.x402_coin_unsupported({
-      message: 'None of the coins this checkout session allows can be paid with x402 here.',
-      details: { allowed_coins: session.allowed_coins },
-    });
-  }
-  if (!(await payable(deps, project, chosen))) throw unsupported(chosen);
-  const picked = await deps.sessionsCheckout.pick(tokenOf(session), chosen as CoinId, actor);
-  return answer(deps, project, await deps.invoicesService.get(project.id, picked.session.invoice_id!), resource);
 }
 
-/** The invoice's requirements, or why it has none: a coin x402 cannot pay, or nothing to pay now. */
-async function answer(deps: ToolDeps, project: ProjectPrincipal, invoice: InvoiceView, resource: ResourceInfo): Promise<X402RequirementsAnswer> {
+/** The offer's requirements, or why it has none: a coin x402 cannot pay, or nothing to pay now. */
+async function answer(deps: ToolDeps, project: ProjectPrincipal, offer: PayerOffer): Promise<X402RequirementsAnswer> {
+  const { invoice, required, resource } = offer;
+  if (required && required.accepts.length > 0) return { pay_url: resource.url, payment_required: required };
   if (!(await payable(deps, project, invoice.coin))) throw unsupported(invoice.coin);
-  const required = await deps.x402Payments.requirementsFor(invoice, resource);
-  if (!required || required.accepts.length === 0) {
-    throw x402Errors.x402_nothing_to_pay({ message: `The invoice is ${invoice.status}: it accepts no payment now.`, details: { status: invoice.status } });
-  }
-  return { pay_url: resource.url, payment_required: required };
+  throw x402Errors.x402_nothing_to_pay({ message: `The invoice is ${invoice.status}: it accepts no payment now.`, details: { status: invoice.status } });
 }
 
 /** Whether x402 can pay `coin` on the network of the project's kind. */
 async function payable(deps: ToolDeps, project: ProjectPrincipal, coin: string): Promise<boolean> {
-  if (!(deps.chains.coinIds() as readonly string[]).includes(coin)) return false;
-  return (await deps.x402Networks.asset(coin, networkFor(deps.chains.coin(coin).adapter.definition, project.kind).id)) !== undefined;
-}
-
-async function firstPayableCoin(deps: ToolDeps, project: ProjectPrincipal, session: SessionView): Promise<string | undefined> {
-  for (const coin of session.allowed_coins) if (await payable(deps, project, coin)) return coin;
-  return undefined;
+  return (await deps.x402Networks.assetFor(coin, project.kind)) !== undefined;
 }
 
 function unsupported(coin: string) {

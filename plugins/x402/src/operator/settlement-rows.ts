@@ -10,9 +10,6 @@ import { nativeAmount, type NativeAmount } from './native-amount.js';
 export const SETTLEMENT_STATUSES = ['submitted', 'settled', 'pending', 'failed'] as const;
 export type SettlementStatus = (typeof SETTLEMENT_STATUSES)[number];
 
-/** Settlements the operator's listings read at most at once. */
-export const SETTLEMENTS_LIMIT_MAX = 200;
-
 /** A settlement as the operator reads it: the row, its amount in the coin, its gas in the native coin. */
 export interface SettlementRow extends SettlementView {
   /** The amount paid, decimal string in the coin. */

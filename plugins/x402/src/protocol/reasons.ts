@@ -29,8 +29,6 @@ export const X402_REASONS = {
   nonceUsed: 'invalid_exact_evm_nonce_already_used',
   /** The payer holds less than the amount. */
   balance: 'invalid_exact_evm_insufficient_balance',
-  /** The token does not implement EIP-3009. */
-  notSupported: 'invalid_exact_evm_eip3009_not_supported',
   /** The submission would revert for another reason (`invalidMessage`: the node's reason). */
   simulation: 'invalid_exact_evm_transaction_simulation_failed',
   /** The mined settlement failed. */

@@ -1,6 +1,7 @@
-import Type, { type Static, type TSchema } from 'typebox';
+import { isAddress } from 'ethers';
+import Type, { type TSchema } from 'typebox';
 import { Compile, type Validator } from 'typebox/compile';
-import type { FacilitatorRequest, PaymentPayload, PaymentRequirements } from './messages.js';
+import type { PaymentPayload, PaymentRequirements } from './messages.js';
 import { X402_VERSION } from './messages.js';
 import { X402_REASONS } from './reasons.js';
 
@@ -54,17 +55,6 @@ export const PaymentPayloadSchema = Type.Object({
   extensions: Type.Optional(Type.Record(Type.String({ maxLength: 200 }), Type.Unknown())),
 });
 
-/**
- * A facilitator's `POST /verify` and `POST /settle` body. The payment itself is read by
- * {@link parsePaymentPayload} (a bad one is a protocol refusal, HTTP 200); the envelope and the
- * requirements are the caller's server's own, checked here.
- */
-export const FacilitatorRequestSchema = Type.Object({
-  x402Version: Type.Integer(),
-  paymentPayload: Type.Unknown(),
-  paymentRequirements: PaymentRequirementsSchema,
-});
-
 /** A message that passed its schema; `reason` of the refusal otherwise. */
 export type Parsed<T> =
   { readonly ok: true; readonly value: T } | { readonly ok: false; readonly reason: typeof X402_REASONS.payload | typeof X402_REASONS.version };
@@ -84,27 +74,23 @@ const isObject = (value: unknown): value is Record<string, unknown> => typeof va
 /**
  * A client's payment (the decoded `PAYMENT-SIGNATURE`, MCP's `_meta["x402/payment"]`, a facilitator
  * request's `paymentPayload`): `invalid_x402_version` for a version other than 2 (a v1 payment
- * included), `invalid_payload` for anything else that is not the `exact` EVM payload. Never throws.
+ * included), `invalid_payload` for anything else that is not the `exact` EVM payload (a mixed-case
+ * address with a bad EIP-55 checksum included). Never throws.
  */
 export function parsePaymentPayload(value: unknown): Parsed<PaymentPayload> {
   if (!isObject(value)) return { ok: false, reason: X402_REASONS.payload };
   if (typeof value['x402Version'] === 'number' && value['x402Version'] !== X402_VERSION) return { ok: false, reason: X402_REASONS.version };
   if (!check(PaymentPayloadSchema, value)) return { ok: false, reason: X402_REASONS.payload };
-  return { ok: true, value: value as unknown as PaymentPayload };
+  const payment = value as unknown as PaymentPayload;
+  const { accepted, payload } = payment;
+  // The schema takes any case; a mixed-case address must also carry a valid EIP-55 checksum.
+  if (![accepted.asset, accepted.payTo, payload.authorization.from, payload.authorization.to].every((address) => isAddress(address))) {
+    return { ok: false, reason: X402_REASONS.payload };
+  }
+  return { ok: true, value: payment };
 }
 
 /** Requirements a caller names (a facilitator request's, a payment's `accepted`): `invalid_payload` unless well-formed. Never throws. */
 export function parsePaymentRequirements(value: unknown): Parsed<PaymentRequirements> {
   return check(PaymentRequirementsSchema, value) ? { ok: true, value: value as PaymentRequirements } : { ok: false, reason: X402_REASONS.payload };
-}
-
-/**
- * A facilitator request's envelope: its version (`invalid_x402_version` unless 2) and the
- * requirements (`invalid_payload` when malformed); the payment stays unread for `verify`. Never throws.
- */
-export function parseFacilitatorRequest(value: unknown): Parsed<Omit<FacilitatorRequest, 'paymentPayload'> & { readonly paymentPayload: unknown }> {
-  if (!isObject(value)) return { ok: false, reason: X402_REASONS.payload };
-  if (typeof value['x402Version'] === 'number' && value['x402Version'] !== X402_VERSION) return { ok: false, reason: X402_REASONS.version };
-  if (!check(FacilitatorRequestSchema, value)) return { ok: false, reason: X402_REASONS.payload };
-  return { ok: true, value: value as Static<typeof FacilitatorRequestSchema> as Omit<FacilitatorRequest, 'paymentPayload'> & { paymentPayload: unknown } };
 }

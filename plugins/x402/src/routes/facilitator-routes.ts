@@ -1,10 +1,12 @@
 import { defineRoute, networkFor, restActor, type ChainRegistry, type ProjectKind, type RouteDefinition } from '@gw/kernel';
 import { INVOICE_CREATE_BODY_ERRORS } from '@gw/plugin-invoices/contract';
+import type { Static } from 'typebox';
 import type { X402Config } from '../config.js';
 import { x402Errors } from '../errors.js';
 import { X402_VERSION, type PaymentRequirements, type SettleResponse, type SupportedResponse, type VerifyResponse } from '../protocol/messages.js';
-import { X402_REASONS } from '../protocol/reasons.js';
+import { X402_REASONS, type X402Reason } from '../protocol/reasons.js';
 import type { GasWallets } from '../services/gas-wallets.js';
+import type { PaymentTarget } from '../services/payment-target.js';
 import type { X402Asset, X402Networks } from '../services/x402-networks.js';
 import type { X402Offers } from '../services/x402-offers.js';
 import type { X402Payments } from '../services/x402-payments.js';
@@ -53,6 +55,20 @@ const PROTOCOL_NOTE =
 export function facilitatorRoutes(deps: FacilitatorDeps): RouteDefinition[] {
   const on = () => {
     if (deps.x402Config.settlement === 'off') throw x402Errors.x402_off();
+  };
+
+  /**
+   * The offered requirement a `verify` or `settle` request names and the invoice it pays into; the
+   * protocol's reason when it pays none (another version, no requirement's shape, none offered).
+   */
+  const offered = async (
+    projectId: string,
+    request: Static<typeof FacilitatorRequestSchema>,
+  ): Promise<{ readonly requirements: PaymentRequirements; readonly target: PaymentTarget } | { readonly refused: X402Reason }> => {
+    if (request.x402Version !== X402_VERSION) return { refused: X402_REASONS.version };
+    const requirements = requirementsOf(request.paymentRequirements);
+    const target = requirements && (await deps.x402Offers.target(projectId, requirements));
+    return requirements && target ? { requirements, target } : { refused: X402_REASONS.requirements };
   };
 
   /** The payable assets on the networks a project of `kind` invoices on (mainnet, or the chain's first testnet). */
@@ -162,13 +178,12 @@ export function facilitatorRoutes(deps: FacilitatorDeps): RouteDefinition[] {
       errors: [...AUTH_ERRORS],
       handler: async ({ auth, body }) => {
         on();
-        const requirements = requirementsOf(body.paymentRequirements);
-        const refuse = (invalidReason: string): { body: VerifyResponse } => ({ body: { isValid: false, invalidReason, ...payerOf(body.paymentPayload) } });
-        if (body.x402Version !== X402_VERSION) return refuse(X402_REASONS.version);
-        if (!requirements) return refuse(X402_REASONS.requirements);
-        const target = await deps.x402Offers.target(auth.project!.id, requirements);
-        if (!target) return refuse(X402_REASONS.requirements);
-        return { body: await deps.x402Payments.verify(body.paymentPayload, requirements, target) };
+        const paid = await offered(auth.project!.id, body);
+        if ('refused' in paid) {
+          const refusal: VerifyResponse = { isValid: false, invalidReason: paid.refused, ...payerOf(body.paymentPayload) };
+          return { body: refusal };
+        }
+        return { body: await deps.x402Payments.verify(body.paymentPayload, paid.requirements, paid.target) };
       },
     }),
     defineRoute({
@@ -182,17 +197,14 @@ export function facilitatorRoutes(deps: FacilitatorDeps): RouteDefinition[] {
       errors: [...AUTH_ERRORS],
       handler: async ({ auth, body }) => {
         on();
-        const requirements = requirementsOf(body.paymentRequirements);
-        const named = (body.paymentRequirements as Readonly<Record<string, unknown>>)['network'];
-        const network = typeof named === 'string' ? named : '';
-        const refuse = (errorReason: string): { body: SettleResponse } => ({
-          body: { success: false, errorReason, transaction: '', network: network as SettleResponse['network'], ...payerOf(body.paymentPayload) },
-        });
-        if (body.x402Version !== X402_VERSION) return refuse(X402_REASONS.version);
-        if (!requirements) return refuse(X402_REASONS.requirements);
-        const target = await deps.x402Offers.target(auth.project!.id, requirements);
-        if (!target) return refuse(X402_REASONS.requirements);
-        return { body: await deps.x402Payments.settle(body.paymentPayload, requirements, target) };
+        const paid = await offered(auth.project!.id, body);
+        if ('refused' in paid) {
+          const named = (body.paymentRequirements as Readonly<Record<string, unknown>>)['network'];
+          const network = (typeof named === 'string' ? named : '') as SettleResponse['network'];
+          const refusal: SettleResponse = { success: false, errorReason: paid.refused, transaction: '', network, ...payerOf(body.paymentPayload) };
+          return { body: refusal };
+        }
+        return { body: await deps.x402Payments.settle(body.paymentPayload, paid.requirements, paid.target) };
       },
     }),
   ];

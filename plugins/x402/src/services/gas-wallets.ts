@@ -65,13 +65,23 @@ export class GasWallets {
 
   /** Reads every key file at start (a bad one stops the plugin; its content never in an error); warns of a file others may read. */
   checkKeys(warn: (message: string) => void): void {
+    for (const { chain, network, wallet } of this.readKeys(warn)) this.wallets.set(`${chain}:${network}`, wallet);
+  }
+
+  /**
+   * Reads every key file again and keeps nothing (readiness): throws as `checkKeys` does for a bad
+   * one, warns of a file others may read. The keys this process signs with stay those read first,
+   * so a key file changed under a running gateway never changes the signing address.
+   */
+  inspectKeys(warn: (message: string) => void): void {
+    this.readKeys(warn);
+  }
+
+  private readKeys(warn: (message: string) => void): { chain: string; network: string; wallet: Wallet }[] {
     const configured = this.configured();
     if (configured.length === 0)
       warn('plugins.x402.settlement is gas_wallet but no gas wallet is configured (plugins.x402.gasWallets): nothing can be settled.');
-    for (const { chain, network, settings } of configured) {
-      const wallet = readHotGasKey(settings.privateKeyFile, { label: LABEL, warn });
-      this.wallets.set(`${chain}:${network}`, wallet);
-    }
+    return configured.map(({ chain, network, settings }) => ({ chain, network, wallet: readHotGasKey(settings.privateKeyFile, { label: LABEL, warn }) }));
   }
 
   /** The wallet's address on the network (checksummed); undefined without one. */
@@ -291,5 +301,3 @@ function submissionRefusal(tx: Transaction, domain: AuthorizationDomain, authori
 function maxOf(a: bigint, b: bigint): bigint {
   return a > b ? a : b;
 }
-
-export type { AuthorizationDomain };

@@ -1,4 +1,13 @@
-import type { AuthorizationDomain, AuthorizedTransfers, ChainAdapter, ChainRegistry, CoinDefinition, NetworkDefinition } from '@gw/kernel';
+import {
+  networkFor,
+  type AuthorizationDomain,
+  type AuthorizedTransfers,
+  type ChainAdapter,
+  type ChainRegistry,
+  type CoinDefinition,
+  type NetworkDefinition,
+  type ProjectKind,
+} from '@gw/kernel';
 import type { ReceivedOutputs } from '@gw/plugin-watchers/contract';
 import { getAddress } from 'ethers';
 import type { Logger } from 'pino';
@@ -46,12 +55,14 @@ export class X402Networks {
     return candidate && this.payable(candidate);
   }
 
-  /** The asset a requirement names (its CAIP network and token contract, any case); undefined when none matches. */
-  async byRequirement(caip: string, asset: string): Promise<X402Asset | undefined> {
-    if (this.deps.x402Config.settlement === 'off') return undefined;
-    const contract = asset.toLowerCase();
-    const candidate = this.candidates().find((c) => eip155(c.network.evmChainId!) === caip && c.contract.toLowerCase() === contract);
-    return candidate && this.payable(candidate);
+  /**
+   * The asset of `coin` on the network a project of `kind` is paid on (its chain's mainnet, or its
+   * first testnet); undefined when x402 cannot be paid in it there, for a coin of no enabled chain,
+   * and for a sandbox project (its payments are simulated, never settled).
+   */
+  async assetFor(coin: string, kind: ProjectKind): Promise<X402Asset | undefined> {
+    if (kind === 'sandbox' || !(this.deps.chains.coinIds() as readonly string[]).includes(coin)) return undefined;
+    return this.asset(coin, networkFor(this.deps.chains.coin(coin).adapter.definition, kind).id);
   }
 
   /**

@@ -1,4 +1,4 @@
-import { type Actor, type ChainRegistry, newId, networkFor, type ProjectPrincipal, type RateLimiter } from '@gw/kernel';
+import { type Actor, newId, type ProjectPrincipal, type RateLimiter } from '@gw/kernel';
 import type { InvoiceService, InvoiceView } from '@gw/plugin-invoices/contract';
 import type { Knex } from 'knex';
 import type { X402Config } from '../config.js';
@@ -29,7 +29,6 @@ export class X402Offers {
   constructor(
     private readonly deps: {
       db: Knex;
-      chains: ChainRegistry;
       rateLimiter: RateLimiter;
       invoicesService: InvoiceService;
       x402Config: X402Config;
@@ -50,7 +49,7 @@ export class X402Offers {
   ): Promise<{ readonly invoice: InvoiceView; readonly requirements: PaymentRequirements }> {
     const { db, rateLimiter, invoicesService, x402Config, x402Payments } = this.deps;
     await rateLimiter.consume({ key: `x402_pay_to:${project.id}`, limit: x402Config.payToPerMinute, windowSeconds: 60 });
-    const asset = await this.assetFor(project, input.coin);
+    const asset = await this.deps.x402Networks.assetFor(input.coin, project.kind);
     if (!asset) throw x402Errors.x402_coin_unsupported({ details: { coin: input.coin } });
     const id = newId();
     const metadata = { x402: { resource: input.resource.url, source: input.source, ...(input.tool === undefined ? {} : { tool: input.tool }) } };
@@ -89,12 +88,5 @@ export class X402Offers {
       .orderBy('created_at', 'desc')
       .first<{ invoice_id: string; source: 'facilitator' | 'tool' } | undefined>('invoice_id', 'source');
     return row && { projectId, invoiceId: row.invoice_id, source: row.source };
-  }
-
-  /** The asset of `coin` on the network of the project's kind (sandbox projects have none). */
-  private async assetFor(project: ProjectPrincipal, coin: string) {
-    if (project.kind === 'sandbox') return undefined;
-    const [chain] = this.deps.chains.list().filter((adapter) => adapter.definition.coins.some((c) => c.id === coin));
-    return chain && this.deps.x402Networks.asset(coin, networkFor(chain.definition, project.kind).id);
   }
 }
