@@ -69,6 +69,7 @@ export const m0001X402: Migration = {
     await knex.raw(
       `create unique index x402_settlements_gas_nonce on x402_settlements (chain, network, gas_address, gas_nonce) where gas_nonce is not null and status <> 'failed'`,
     );
+    await knex.raw(`create index x402_settlements_unfinished on x402_settlements (created_at) where status in ('submitted', 'pending')`);
     await knex.raw(`create index x402_settlements_gas_day on x402_settlements (chain, network, gas_address, created_at) where gas_address is not null`);
     await knex.raw(`create index x402_settlements_project on x402_settlements (project_id, created_at desc)`);
     await knex.raw(`create index x402_settlements_invoice on x402_settlements (invoice_id)`);

@@ -1,7 +1,6 @@
 import { contribute, definePlugin, MACHINE_PAYMENT_RESPONDERS, MCP_PAYWALLS, service, serviceValue, withDeps } from '@gw/kernel';
 import { dashboardPages } from '@gw/plugin-dashboard/contract';
 import { m0001X402 } from '../migrations/0001_x402.js';
-import { m0002X402Follow } from '../migrations/0002_x402_follow.js';
 import { x402Commands } from './cli.js';
 import { X402ConfigSchema } from './config.js';
 import { X402_EXPORTS } from './contract.js';
@@ -37,7 +36,7 @@ export const x402Plugin = definePlugin({
   exports: X402_EXPORTS,
   config: X402ConfigSchema,
   errors: [x402Errors],
-  migrations: [m0001X402, m0002X402Follow],
+  migrations: [m0001X402],
   register: ({ config }) => ({
     x402Config: serviceValue(config),
     x402Metrics: service(['metrics'], ({ metrics }) => createX402Metrics(metrics.registry)),
