@@ -67,7 +67,7 @@ async function alteredPayments(t: ExecutionContext) {
 
 const nowSeconds = () => BigInt(Math.floor(Date.now() / 1000));
 
-test.serial('a replayed authorization: the first settles, the same header again is refused (the invoice asks for nothing more), nothing sent', async (t) => {
+test.serial('a replayed authorization: the first settles, the same header again is invalid_exact_evm_nonce_already_used, nothing sent', async (t) => {
   const invoice: any = await h.invoice('1');
   const payer = await h.payer(5n * USDC);
   const payment = await validPayment(invoice.checkout_url, payer);
@@ -75,10 +75,11 @@ test.serial('a replayed authorization: the first settles, the same header again 
   const first = await send(invoice.checkout_url, payment, payer);
   t.is(first.status, 200, JSON.stringify(first.body));
   t.is(await gasNonce(h), nonce + 1n);
-  // The invoice is paid (its settlement counts before the watchers record it): the payer URL accepts nothing more.
-  await refused(t, invoice.checkout_url, payment, payer, 'invalid_payment_requirements');
+  // The invoice asks nothing more (its settlement counts before the watchers record it), and the
+  // payment is told why: its authorization was settled.
+  await refused(t, invoice.checkout_url, payment, payer, 'invalid_exact_evm_nonce_already_used');
   // Another instance of the gateway knows it too.
-  await refused(t, invoice.checkout_url.replace(h.gw.url, other.url), payment, payer, 'invalid_payment_requirements');
+  await refused(t, invoice.checkout_url.replace(h.gw.url, other.url), payment, payer, 'invalid_exact_evm_nonce_already_used');
   t.is(await h.balanceOf(invoice.address), USDC);
 });
 

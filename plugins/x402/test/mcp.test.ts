@@ -226,9 +226,9 @@ test.serial('a paid tool with a signed payment: its real result, the settlement 
   );
   t.is(paidInvoice.status, 'paid');
 
-  // Once its invoice is paid, the offer asks for nothing more: the payment names no offer now.
+  // Once its invoice is paid, the offer asks for nothing more: the same payment is still a replay, with a fresh offer.
   const late = paymentRequired(t, await call(client, PAID_TOOL, createArgs('paid-replay'), { 'x402/payment': payment }));
-  t.is(late.error, 'invalid_payment_requirements');
+  t.is(late.error, 'invalid_exact_evm_nonce_already_used');
   t.not(late.accepts[0]!.payTo, offer.payTo);
   t.false(await h.gw.kernel.cradle.invoicesService.hasExternalId(h.project.projectId, 'paid-replay'));
   await client.close();

@@ -63,7 +63,11 @@ export class X402Paywall implements McpPaywall {
     const accepted = acceptedOf(payload);
     if (!accepted) return offer(X402_REASONS.payload);
     const offered = await this.offered(project, call.tool, accepted, resource);
-    if (!offered) return offer(X402_REASONS.requirements);
+    if (!offered) {
+      // An offer of this tool whose invoice asks nothing more: the replay of what paid it is told so.
+      const target = await this.deps.x402Offers.target(project.id, accepted);
+      return offer(target?.source === 'tool' ? await this.deps.x402Payments.nothingDueReason(payload, target) : X402_REASONS.requirements);
+    }
     const { required, target } = offered;
     const requirements = required.accepts[0]!;
     const { response: verified, payment } = await this.deps.x402Payments.verification(payload, requirements, target);

@@ -52,6 +52,8 @@ interface Offer {
 interface Asked {
   readonly resource: ResourceInfo;
   readonly offer?: Offer | undefined;
+  /** The invoice behind the URL when there is one but x402 can pay nothing now (a replay is told so). */
+  readonly unpayable?: PaymentTarget | undefined;
 }
 
 /**
@@ -84,7 +86,7 @@ export function payerUrlResponder(deps: ResponderDeps): MachinePaymentResponder 
         deps.logger.error({ err: error, kind: payable.kind }, 'x402: the payer URL’s requirements could not be read');
         return paying ? failed({ url: `${ctx.origin}${ctx.path}` }, X402_REASONS.verify) : undefined;
       }
-      if (!asked?.offer) return paying && asked ? refused(asked.resource) : undefined;
+      if (!asked?.offer) return paying && asked ? refused(deps, ctx, asked) : undefined;
       if (!paying) return paymentRequired(asked.offer.required);
       return pay(deps, ctx, asked.offer);
     },
@@ -93,7 +95,10 @@ export function payerUrlResponder(deps: ResponderDeps): MachinePaymentResponder 
 
 async function invoiceOffer(deps: ResponderDeps, payable: Extract<Payable, { kind: 'invoice' }>): Promise<Asked> {
   const offered = await deps.x402PayerOffers.invoice(payable.projectId, payable.invoiceId);
-  return { resource: offered.resource, offer: offerOf(offered, 'invoice') };
+  const offer = offerOf(offered, 'invoice');
+  return offer
+    ? { resource: offered.resource, offer }
+    : { resource: offered.resource, unpayable: { projectId: offered.invoice.project_id, invoiceId: offered.invoice.id, source: 'invoice' } };
 }
 
 /**
@@ -200,9 +205,15 @@ function coinUrl(sessionUrl: string, coin: string): string {
   return url.toString();
 }
 
-/** A payment to a payer URL x402 cannot pay now (a paid or expired invoice, a coin without EIP-3009): nothing to accept. */
-function refused(resource: ResourceInfo): RouteResult {
-  return failed(resource, X402_REASONS.requirements);
+/**
+ * A payment to a payer URL x402 cannot pay now (a paid or expired invoice, a coin without EIP-3009):
+ * nothing to accept; the replay of an authorization that paid the invoice is told so.
+ */
+async function refused(deps: ResponderDeps, ctx: Context, asked: Asked): Promise<RouteResult> {
+  const reason = asked.unpayable
+    ? await deps.x402Payments.nothingDueReason(decodeX402Header(ctx.get(X402_HEADERS.signature)), asked.unpayable)
+    : X402_REASONS.requirements;
+  return failed(asked.resource, reason);
 }
 
 /** A payment refused with `reason` and nothing to accept. */

@@ -128,6 +128,21 @@ export class X402Payments {
   }
 
   /**
+   * Why a payment to an invoice that asks for nothing now (paid, settling, expired) is refused: the
+   * replay of an authorization this gateway settled is `invalid_exact_evm_nonce_already_used`,
+   * anything else `invalid_payment_requirements`.
+   */
+  async nothingDueReason(payload: unknown, target: PaymentTarget): Promise<string> {
+    const parsed = parsePaymentPayload(payload);
+    if (!parsed.ok) return parsed.reason;
+    const invoice = await this.invoiceOf(target);
+    const asset = invoice && (await this.assetOf(invoice));
+    const { from, nonce } = parsed.value.payload.authorization;
+    if (asset && (await this.deps.x402Settlements.known(asset, getAddress(from), nonce.toLowerCase()))) return X402_REASONS.nonceUsed;
+    return X402_REASONS.requirements;
+  }
+
+  /**
    * `verify`, with the verified payment for `settleVerified` when it is valid: a caller that
    * answers a refusal itself (a payer URL, the MCP paywall, which must not run a tool for an
    * invalid payment) verifies once and settles what it verified, instead of `verify` then `settle`,
