@@ -14,7 +14,9 @@ import { invoiceWithEvents } from '@gw/plugin-webhooks/testing';
  * Fault: the PostgreSQL server restarts (a fast shutdown: sessions terminated, then connections
  * refused) while partners create invoices and a worker delivers webhooks. This file runs a
  * PostgreSQL of its own (the machine's shared one is never touched): real gateway and worker
- * processes against it, the server stopped and started again under them.
+ * processes against it, the server stopped and started again under them. x402 settlement is on
+ * (an external facilitator, never called here), so the worker also runs the `x402.follow` cron job:
+ * with that job scheduled, deliveries were once reported to stall after the restart.
  */
 
 const EVENTS = 200;
@@ -62,6 +64,9 @@ function appEnv(extra: Record<string, string> = {}): Record<string, string> {
     GW__jobs__superviseIntervalSeconds: '1',
     GW__plugins__rates__providers: '["fixed"]',
     GW__plugins__rates__fixed: JSON.stringify(RATES),
+    // Settlement on, so the worker schedules and works `x402.follow` (not scheduled while it is off).
+    GW__plugins__x402__settlement: 'facilitator',
+    GW__plugins__x402__facilitator: JSON.stringify({ url: 'http://127.0.0.1:9' }),
     ...extra,
   };
 }
@@ -211,6 +216,11 @@ test.serial(
       `every event delivered (seen ${receiver.seen().size}); worker: ${worker.output().slice(-3000)}`,
     );
     t.is((await fetch(`${gatewayUrl}/readyz`)).status, 200);
+    t.is(
+      Number((await client.query(`select count(*) as n from pgboss.schedule where name = 'x402.follow'`)).rows[0].n),
+      1,
+      'the worker scheduled x402.follow: the restart happened under every cron job',
+    );
 
     const { outcome } = load;
     t.log(
