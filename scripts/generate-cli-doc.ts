@@ -8,7 +8,7 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { chains, plugins } from '@gw/app-gateway';
-import { PARTNER_HELP, runCli } from '@gw/app-cli';
+import { PARTNER_COMMANDS, runCli } from '@gw/app-cli';
 import { writeOrCheckGenerated } from './generated-file.js';
 
 const OUTPUT = fileURLToPath(new URL('../docs/cli.md', import.meta.url));
@@ -40,7 +40,7 @@ for (const [n, verb] of commands) {
   sections.push(`#### \`${name}\`\n\n\`\`\`\n${await help([...name.split(' '), '--help'])}\n\`\`\`\n`);
 }
 sections.push('### Partner commands\n');
-for (const name of Object.keys(PARTNER_HELP)) sections.push(`#### \`${name}\`\n\n\`\`\`\n${await help([name, '--help'])}\n\`\`\`\n`);
+for (const name of PARTNER_COMMANDS) sections.push(`#### \`${name}\`\n\n\`\`\`\n${await help([name, '--help'])}\n\`\`\`\n`);
 const current = readFileSync(OUTPUT, 'utf8');
 const start = current.indexOf(HEADING);
 if (start < 0) throw new Error(`docs/cli.md has no "${HEADING}" section`);

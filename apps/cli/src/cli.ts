@@ -1,7 +1,7 @@
 import { runOperatorCli, type OperatorCliOptions } from '@gw/operator-cli';
-import { isPartnerCommand, PARTNER_HELP, PARTNER_USAGE, runPartnerCommand } from './partner/partner-cli.js';
+import { isPartnerCommand, PARTNER_USAGE, partnerHelpPointer, runPartnerCommand } from '@gw/cli';
 
-export { PARTNER_HELP } from './partner/partner-cli.js';
+export { PARTNER_COMMANDS } from '@gw/cli';
 export type { CliIo } from '@gw/operator-cli';
 
 export interface CliOptions extends Omit<OperatorCliOptions, 'usageFooter'> {
@@ -11,15 +11,23 @@ export interface CliOptions extends Omit<OperatorCliOptions, 'usageFooter'> {
   readonly stopSignal?: AbortSignal;
 }
 
-const PARTNER_FOOTER = `${PARTNER_USAGE}\n\nRun "pnpm gateway <${Object.keys(PARTNER_HELP).join('|')}> --help" for their arguments and credentials.`;
+/** How the checkout runs the CLI; the partner commands' help spells their usage with it. */
+const PROGRAM = 'pnpm gateway';
+const PARTNER_FOOTER = `${PARTNER_USAGE}\n\n${partnerHelpPointer(PROGRAM)}`;
 
 /**
- * `gateway …`: the partner commands (a merchant's, over the HTTP API with `@gw/client`) or else the
- * operator commands (`@gw/operator-cli`), whose `--help` names the partner commands too. Returns the
- * exit code: 0 on success, 1 when the command failed (error printed), 2 for usage errors.
+ * `gateway …`: the partner commands (a merchant's, over the HTTP API with `@gw/client`; the code of
+ * the installable `@gw/cli`) or else the operator commands (`@gw/operator-cli`), whose `--help`
+ * names the partner commands too. Returns the exit code: 0 on success, 1 when the command failed
+ * (error printed), 2 for usage errors.
  */
 export async function runCli(argv: readonly string[], options: CliOptions): Promise<number> {
   if (isPartnerCommand(argv))
-    return runPartnerCommand(argv, { io: options.io, env: options.env ?? process.env, ...(options.stopSignal ? { stopSignal: options.stopSignal } : {}) });
+    return runPartnerCommand(argv, {
+      io: options.io,
+      program: PROGRAM,
+      env: options.env ?? process.env,
+      ...(options.stopSignal ? { stopSignal: options.stopSignal } : {}),
+    });
   return runOperatorCli(argv, { ...options, usageFooter: PARTNER_FOOTER });
 }

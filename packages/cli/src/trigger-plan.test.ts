@@ -1,6 +1,6 @@
 import test from 'ava';
 import { PAYOUT_EVENT_TYPES, REFUND_EVENT_TYPES, SESSION_EVENT_TYPES } from '@gw/client';
-import { moneyOutTriggerPlan, sessionTriggerPlan, triggerPlan, type MoneyOutStep } from '../src/partner/trigger-plan.js';
+import { moneyOutTriggerPlan, sessionTriggerPlan, triggerPlan, type MoneyOutStep } from './trigger-plan.js';
 
 test('every refund and payout event has a plan from a new item, ending in the step that emits it', (t) => {
   const last: Record<string, MoneyOutStep | undefined> = {

@@ -37,8 +37,14 @@ export interface PartnerIo {
   err(text: string): void;
 }
 
+/** The partner commands, in the order the overview and the docs list them. */
+export const PARTNER_COMMANDS = ['api', 'trigger', 'refunds', 'payouts', 'checkout-sessions', 'payment-links', 'listen'] as const;
+export type PartnerCommand = (typeof PARTNER_COMMANDS)[number];
+
 export interface PartnerContext {
   readonly io: PartnerIo;
+  /** How help spells the command (`gateway`, the default; `pnpm gateway` in a checkout). */
+  readonly program?: string;
   readonly env: NodeJS.ProcessEnv;
   /** `listen` stops when this aborts (tests; the real CLI exits on SIGINT/SIGTERM). */
   readonly stopSignal?: AbortSignal;
@@ -69,8 +75,18 @@ export const PARTNER_USAGE = `Partner commands (a project's credentials against 
   gateway payment-links <create|list|get|deactivate> ...   Payment links: reusable URLs that open a session per payer.
   gateway listen --forward-to <url>                 Forward the project's webhook events to a local URL.`;
 
-export const PARTNER_HELP: Readonly<Record<string, string>> = {
-  api: `Usage: pnpm gateway api <METHOD> <path> [--data JSON] [credentials] [--json]
+/** The overview's last line, pointing at each command's own help. */
+export function partnerHelpPointer(program: string): string {
+  return `Run "${program} <${PARTNER_COMMANDS.join('|')}> --help" for their arguments and credentials.`;
+}
+
+/**
+ * Each partner command's `--help`, its usage and examples spelled with `program`: `gateway` for the
+ * installed `@gw/cli`, `pnpm gateway` in a checkout of the gateway (the operator CLI).
+ */
+export function partnerHelp(program: string): Readonly<Record<PartnerCommand, string>> {
+  return {
+    api: `Usage: ${program} api <METHOD> <path> [--data JSON] [credentials] [--json]
 
 Signs the request (spec 5.1), sends it and prints the JSON answer on stdout. <path> is the path
 on the gateway with any query string, e.g. /api/v1/invoices?status=paid&limit=10. On an error
@@ -84,8 +100,8 @@ Flags:
 ${CREDENTIALS_HELP}
 
 Example:
-  pnpm gateway api POST /api/v1/sandbox/invoices --data '{"external_id":"o-1","coin":"eth","amount_crypto":"0.01"}'`,
-  trigger: `Usage: pnpm gateway trigger <event_type> [--invoice ID] [--coin COIN] [--address ADDRESS] [credentials] [--json]
+  ${program} api POST /api/v1/sandbox/invoices --data '{"external_id":"o-1","coin":"eth","amount_crypto":"0.01"}'`,
+    trigger: `Usage: ${program} trigger <event_type> [--invoice ID] [--coin COIN] [--address ADDRESS] [credentials] [--json]
 
 Sandbox projects only. Drives a sandbox invoice through the simulations that produce <event_type>
 (${WEBHOOK_EVENT_TYPES.join(', ')}), so the project's webhook target (or
@@ -109,7 +125,7 @@ Flags:
   --json  Print the result as JSON.
 
 ${CREDENTIALS_HELP}`,
-  refunds: `Usage: pnpm gateway refunds <create|list|get|cancel> [arguments] [credentials] [--json]
+    refunds: `Usage: ${program} refunds <create|list|get|cancel> [arguments] [credentials] [--json]
 
 Refunds of the project's invoices (a sandbox secret uses /api/v1/sandbox). A refund waits for the
 payer's claim (its claim_url) and an administrator's approval; cancel works before approval.
@@ -122,7 +138,7 @@ payer's claim (its claim_url) and an administrator's approval; cancel works befo
   refunds cancel <id>
 
 ${CREDENTIALS_HELP}`,
-  payouts: `Usage: pnpm gateway payouts <create|list|get|cancel> [arguments] [credentials] [--json]
+    payouts: `Usage: ${program} payouts <create|list|get|cancel> [arguments] [credentials] [--json]
 
 Payouts to addresses the project gives (a sandbox secret uses /api/v1/sandbox). They wait for an
 administrator's approval; cancel works before approval.
@@ -135,7 +151,7 @@ administrator's approval; cancel works before approval.
   payouts cancel <id>
 
 ${CREDENTIALS_HELP}`,
-  'checkout-sessions': `Usage: pnpm gateway checkout-sessions <create|list|get|expire> [arguments] [credentials] [--json]
+    'checkout-sessions': `Usage: ${program} checkout-sessions <create|list|get|expire> [arguments] [credentials] [--json]
 
 Checkout sessions of the project (a sandbox secret uses /api/v1/sandbox): a price in a fiat
 currency (ISO 4217) or one coin, paid in the coin the payer picks on the session's page (its url).
@@ -150,8 +166,8 @@ currency (ISO 4217) or one coin, paid in the coin the payer picks on the session
 ${CREDENTIALS_HELP}
 
 Example:
-  pnpm gateway checkout-sessions create --currency EUR --amount 42.50 --description "Order 1042" --idempotency-key order-1042`,
-  'payment-links': `Usage: pnpm gateway payment-links <create|list|get|deactivate> [arguments] [credentials] [--json]
+  ${program} checkout-sessions create --currency EUR --amount 42.50 --description "Order 1042" --idempotency-key order-1042`,
+    'payment-links': `Usage: ${program} payment-links <create|list|get|deactivate> [arguments] [credentials] [--json]
 
 Payment links of the project (a sandbox secret uses /api/v1/sandbox): a reusable URL and QR code
 (url, qr_url) that opens a checkout session for each payer; deactivate stops new sessions.
@@ -165,8 +181,8 @@ Payment links of the project (a sandbox secret uses /api/v1/sandbox): a reusable
 ${CREDENTIALS_HELP}
 
 Example:
-  pnpm gateway payment-links create --currency USD --min 5 --max 500 --description "Tip jar"`,
-  listen: `Usage: pnpm gateway listen --forward-to <url> [--since <event_id>] [--state <path>] [--wait <seconds>] [credentials] [--json]
+  ${program} payment-links create --currency USD --min 5 --max 500 --description "Tip jar"`,
+    listen: `Usage: ${program} listen --forward-to <url> [--since <event_id>] [--state <path>] [--wait <seconds>] [credentials] [--json]
 
 Follows the project's webhook events through the gateway's signed event stream
 (GET /api/v1/webhooks/stream, or /api/v1/sandbox/webhooks/stream for a sandbox project), so no
@@ -189,17 +205,19 @@ Flags:
 Without a saved cursor or --since it forwards only events created from now on.
 
 ${CREDENTIALS_HELP}`,
-};
+  };
+}
 
 /** Whether argv is a partner command (the operator's nouns are singular: `payout`, `invoice`; the partner's `refunds`, `payouts`). */
 export function isPartnerCommand(argv: readonly string[]): boolean {
-  return argv[0] !== undefined && argv[0] in PARTNER_HELP;
+  return (PARTNER_COMMANDS as readonly (string | undefined)[]).includes(argv[0]);
 }
 
 /** Runs a partner command; returns the exit code (0, 1 failed, 2 usage). */
 export async function runPartnerCommand(argv: readonly string[], context: PartnerContext): Promise<number> {
   const { io } = context;
-  const name = argv[0]!;
+  if (!isPartnerCommand(argv)) throw new Error(`not a partner command: ${argv[0]}`);
+  const name = argv[0] as PartnerCommand;
   const json = argv.includes('--json');
   const usage = (message: string) => {
     if (json) io.out(JSON.stringify({ error_code: 'usage', message }));
@@ -228,7 +246,7 @@ export async function runPartnerCommand(argv: readonly string[], context: Partne
     return usage(`${(error as Error).message.split('\n')[0]} (see "gateway ${name} --help")`);
   }
   if (values['help']) {
-    io.out(PARTNER_HELP[name]!);
+    io.out(partnerHelp(context.program ?? 'gateway')[name]);
     return 0;
   }
   try {
