@@ -188,7 +188,7 @@ test('every operation the sandbox mirrors (same method, same path under /api/v1/
 
 test('a client picks the mount from the secret: every resource call with a sandbox secret goes to /api/v1/sandbox, with a live secret to /api/v1', async (t) => {
   const seen: string[] = [];
-  const recording = (async (input: URL | RequestInfo) => {
+  const recording = (async (input: URL | string) => {
     seen.push(new URL(String(input)).pathname);
     return new Response(JSON.stringify({ items: [] }), { status: 200, headers: { 'content-type': 'application/json' } });
   }) as typeof fetch;
