@@ -3,7 +3,9 @@
  * to CALLBACK_URL, then drives it pending → detected → paid → reverted → paid and asks for a
  * duplicate delivery of the last terminal event. The client signs every request (spec 5.1),
  * retries the create safely and throws a GatewayError with the error code on any refusal. Prints
- * one JSON line per step: `{"step": ..., "body": ...}`; exits 1 on an error.
+ * one JSON line per step: `{"step": ..., "body": ...}`; exits 1 on an error. The create and the
+ * retrieve are the calls a live integration makes: the client calls the sandbox's routes because
+ * the secret starts with `sk_sandbox_`; only the simulations are the sandbox's own.
  *
  * Run: GATEWAY_URL=http://127.0.0.1:3000 PROJECT_ID=... API_SECRET=sk_sandbox_... \
  *      CALLBACK_URL=http://127.0.0.1:8787/hooks node --import tsx examples/sandbox-partner/drive.ts
@@ -31,14 +33,14 @@ async function step<T>(name: string, call: Promise<T>): Promise<T> {
 
 const invoice = await step(
   'create',
-  gateway.sandbox.invoices.create({ external_id: `example-${Date.now()}`, coin: 'eth', amount_crypto: '0.05', callback_url: env('CALLBACK_URL') }),
+  gateway.invoices.create({ external_id: `example-${Date.now()}`, coin: 'eth', amount_crypto: '0.05', callback_url: env('CALLBACK_URL') }),
 );
 await step('detect', gateway.sandbox.simulate.detect(invoice.id, { seed: 'example' }));
 await step('paid', gateway.sandbox.simulate.paid(invoice.id));
 await step('reorg', gateway.sandbox.simulate.reorg(invoice.id));
 await step('reconfirm', gateway.sandbox.simulate.reconfirm(invoice.id));
 await step('duplicate-delivery', gateway.sandbox.simulate.duplicateDelivery(invoice.id));
-const final = await step('retrieve', gateway.sandbox.invoices.retrieve(invoice.id));
+const final = await step('retrieve', gateway.invoices.retrieve(invoice.id));
 if (final.status !== 'paid') {
   console.error(`expected the invoice to end paid, it is ${final.status}`);
   process.exit(1);

@@ -1,15 +1,85 @@
 /**
  * `GatewayClient`: every signed REST and sandbox operation of the gateway, typed from its OpenAPI
  * document, as resource methods (`invoices.create`, `sandbox.simulate.paid`, ...) and as
- * `request(operationId, args)`.
+ * `request(operationId, args)`. The resources call the sandbox's routes when the secret is a
+ * sandbox secret (`sk_sandbox_`), so going live changes only the credentials.
  */
-import { OPERATIONS } from './generated/operations.js';
+import { OPERATIONS, type Operations } from './generated/operations.js';
 import type { OperationArgs, OperationBody, OperationId, OperationQuery, OperationResult } from './operation-types.js';
 import { moneyOutSimulations, payoutsResource, refundsResource, type MoneyOutSend } from './money-out.js';
 import { checkoutSessionsResource, paymentLinksResource, SESSION_OPERATIONS, type OperationCall, type OperationPages } from './sessions.js';
 import { Transport, type TransportOptions } from './transport.js';
 
 export type GatewayClientOptions = TransportOptions;
+
+/** The prefix of a sandbox project's API secret (spec 5.1); a production or testnet secret is 64 hex characters. */
+export const SANDBOX_SECRET_PREFIX = 'sk_sandbox_';
+
+/** Whether `apiSecret` is a sandbox secret: the client's resources then call the `/api/v1/sandbox` routes. */
+export function isSandboxSecret(apiSecret: string): boolean {
+  return apiSecret.startsWith(SANDBOX_SECRET_PREFIX);
+}
+
+/**
+ * Each operation of a production or testnet project that the sandbox mirrors, and its twin: the same
+ * method on the same path under `/api/v1/sandbox`, with the same arguments and answers (checked
+ * below by the compiler, and against the generated table by the client's tests). The resources of
+ * a client holding a sandbox secret call the twin. Operations not listed have no twin (orphan
+ * payments): a sandbox secret gets the gateway's 403 `production_project_required` there.
+ */
+export const SANDBOX_TWINS = {
+  getInvoices: 'getSandboxInvoices',
+  postInvoices: 'postSandboxInvoices',
+  getInvoicesById: 'getSandboxInvoicesById',
+  getInvoicesByIdTransactions: 'getSandboxInvoicesByIdTransactions',
+  postInvoicesByIdCancel: 'postSandboxInvoicesByIdCancel',
+  getWebhooksStream: 'getSandboxWebhooksStream',
+  getWebhooksEvents: 'getSandboxWebhooksEvents',
+  getWebhooksEventsByEventId: 'getSandboxWebhooksEventsByEventId',
+  postWebhooksEventsByEventIdResend: 'postSandboxWebhooksEventsByEventIdResend',
+  getInvoicesByInvoiceIdRefunds: 'getSandboxInvoicesByInvoiceIdRefunds',
+  postInvoicesByInvoiceIdRefunds: 'postSandboxInvoicesByInvoiceIdRefunds',
+  getRefunds: 'getSandboxRefunds',
+  getRefundsById: 'getSandboxRefundsById',
+  postRefundsByIdCancel: 'postSandboxRefundsByIdCancel',
+  getPayouts: 'getSandboxPayouts',
+  postPayouts: 'postSandboxPayouts',
+  getPayoutsById: 'getSandboxPayoutsById',
+  postPayoutsByIdCancel: 'postSandboxPayoutsByIdCancel',
+  getCheckoutSessions: 'getSandboxCheckoutSessions',
+  postCheckoutSessions: 'postSandboxCheckoutSessions',
+  getCheckoutSessionsById: 'getSandboxCheckoutSessionsById',
+  postCheckoutSessionsByIdExpire: 'postSandboxCheckoutSessionsByIdExpire',
+  getPaymentLinks: 'getSandboxPaymentLinks',
+  postPaymentLinks: 'postSandboxPaymentLinks',
+  getPaymentLinksById: 'getSandboxPaymentLinksById',
+  postPaymentLinksByIdDeactivate: 'postSandboxPaymentLinksByIdDeactivate',
+} as const satisfies Partial<Record<OperationId, OperationId>>;
+type Twinned = keyof typeof SANDBOX_TWINS;
+
+/** True when two types are each assignable to the other. */
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+/** The twins that take or answer something else than their live operation (must stay `never`: the resources type a twin's call by its live operation). */
+type MismatchedTwins = {
+  [K in Twinned]: Same<
+    [Operations[K]['params'], Operations[K]['query'], Operations[K]['body'], OperationResult<K>],
+    [
+      Operations[(typeof SANDBOX_TWINS)[K]]['params'],
+      Operations[(typeof SANDBOX_TWINS)[K]]['query'],
+      Operations[(typeof SANDBOX_TWINS)[K]]['body'],
+      OperationResult<(typeof SANDBOX_TWINS)[K]>,
+    ]
+  > extends true
+    ? never
+    : K;
+}[Twinned];
+const twinsMatch: [MismatchedTwins] extends [never] ? true : MismatchedTwins = true;
+void twinsMatch;
+
+/** A wallet of {@link GatewayClient.wallets}: `chain`, `xpub`, `bound_at_iso`, and the ownership fields a production or testnet project's listing adds (absent in the sandbox's). */
+export type WalletEntry = Omit<LiveWallet, WalletOwnershipField> & Partial<Pick<LiveWallet, WalletOwnershipField>>;
+type LiveWallet = OperationResult<'getWallets'>[number];
+type WalletOwnershipField = Exclude<keyof LiveWallet, keyof OperationResult<'getSandboxByProjectIdWallets'>[number]>;
 
 /**
  * Whether an operation may be repeated without a second effect, so retried on 429, 503 and network
@@ -39,15 +109,48 @@ type WebhookLog = (typeof WEBHOOK_LOGS)[keyof typeof WEBHOOK_LOGS];
 
 export class GatewayClient {
   private readonly transport: Transport;
+  /** Whether the secret is a sandbox secret (`sk_sandbox_`): the resources then call the sandbox's routes. */
+  readonly isSandbox: boolean;
 
   constructor(options: GatewayClientOptions) {
     this.transport = new Transport(options);
+    this.isSandbox = isSandboxSecret(options.apiSecret);
+    // Here, not as field initializers: those run before this constructor knows the secret's kind.
+    const moneyOutPrefix = this.isSandbox ? '/api/v1/sandbox' : '/api/v1';
+    this.refunds = refundsResource(this.moneyOut, moneyOutPrefix);
+    this.payouts = payoutsResource(this.moneyOut, moneyOutPrefix);
   }
 
   /** The project id requests are signed for. */
   get projectId(): string {
     return this.transport.projectId;
   }
+
+  /**
+   * The operation the resources call for `operationId`: its sandbox twin when the secret is a
+   * sandbox secret, else itself. Typed as the live operation: the twins take and answer the same
+   * shapes (`MismatchedTwins`).
+   */
+  private routed<K extends OperationId>(operationId: K): K {
+    if (!this.isSandbox || !Object.hasOwn(SANDBOX_TWINS, operationId)) return operationId;
+    return SANDBOX_TWINS[operationId as Twinned] as K;
+  }
+
+  /** {@link request} of the operation the secret's kind calls ({@link routed}). */
+  private resourceRequest<K extends OperationId>(operationId: K, args: OperationArgs<K>): Promise<OperationResult<K>> {
+    return this.request(this.routed(operationId), args);
+  }
+
+  /** {@link paginate} of the operation the secret's kind calls. */
+  private resourcePages<K extends PagedOperation>(operationId: K, args: OperationArgs<K>): AsyncGenerator<PageItem<K>, void, undefined> {
+    return this.paginate(this.routed(operationId), args);
+  }
+
+  /** The resources' {@link operationCall}: the operation the secret's kind calls. */
+  private readonly routedCall: OperationCall = (operationId, args, options) => this.operationCall(this.routed(operationId), args, options);
+
+  /** The resources' {@link operationPages}: the list the secret's kind calls. */
+  private readonly routedPages: OperationPages = (operationId, query) => this.operationPages(this.routed(operationId), query);
 
   /** Calls any operation by its operationId; resolves with the success body, throws `GatewayError` otherwise. */
   async request<K extends OperationId>(operationId: K, args: OperationArgs<K>): Promise<OperationResult<K>> {
@@ -97,18 +200,25 @@ export class GatewayClient {
     return { status: response.status, body: response.body };
   }
 
-  /** The calls of one webhook delivery log (the project's or the sandbox's), on its operations. */
-  private webhookLog<L extends WebhookLog>(log: L) {
+  /**
+   * The calls of one webhook delivery log on its operations: the project's (`routed`: the
+   * sandbox's for a sandbox secret), or the sandbox's.
+   */
+  private webhookLog<L extends WebhookLog>(log: L, routed = false) {
+    const request = <K extends OperationId>(operationId: K, args: OperationArgs<K>) =>
+      routed ? this.resourceRequest(operationId, args) : this.request(operationId, args);
+    const pages = <K extends PagedOperation>(operationId: K, args: OperationArgs<K>) =>
+      routed ? this.resourcePages(operationId, args) : this.paginate(operationId, args);
     return {
       events: {
-        list: (query: OperationQuery<L['list']> = {}) => this.request<L['list']>(log.list, { query } as OperationArgs<L['list']>),
-        iterate: (query: OperationQuery<L['list']> = {}) => this.paginate<L['list']>(log.list, { query } as OperationArgs<L['list']>),
-        retrieve: (eventId: string) => this.request<L['retrieve']>(log.retrieve, { params: { event_id: eventId } } as OperationArgs<L['retrieve']>),
+        list: (query: OperationQuery<L['list']> = {}) => request<L['list']>(log.list, { query } as OperationArgs<L['list']>),
+        iterate: (query: OperationQuery<L['list']> = {}) => pages<L['list']>(log.list, { query } as OperationArgs<L['list']>),
+        retrieve: (eventId: string) => request<L['retrieve']>(log.retrieve, { params: { event_id: eventId } } as OperationArgs<L['retrieve']>),
         /** Sends the event again with a fresh event_id (not retried: each call is a new event). */
-        resend: (eventId: string) => this.request<L['resend']>(log.resend, { params: { event_id: eventId } } as OperationArgs<L['resend']>),
+        resend: (eventId: string) => request<L['resend']>(log.resend, { params: { event_id: eventId } } as OperationArgs<L['resend']>),
       },
       /** The project's events in commit order with their exact bodies, after a cursor (long poll with `wait`). */
-      stream: (query: OperationQuery<L['stream']> = {}) => this.request<L['stream']>(log.stream, { query } as OperationArgs<L['stream']>),
+      stream: (query: OperationQuery<L['stream']> = {}) => request<L['stream']>(log.stream, { query } as OperationArgs<L['stream']>),
     };
   }
 
@@ -123,29 +233,35 @@ export class GatewayClient {
     } while (cursor !== undefined);
   }
 
-  /** The project the client signs for. */
+  /** The project the client signs for (its `kind`: `production`, `testnet` or `sandbox`). */
   project(): Promise<OperationResult<'getProject'>> {
     return this.request('getProject', {});
   }
 
-  /** The project's wallets (production and testnet projects). */
-  wallets(): Promise<OperationResult<'getWallets'>> {
-    return this.request('getWallets', {});
+  /**
+   * The project's wallets, one per chain: `GET /api/v1/wallets` (with the ownership fields), or
+   * for a sandbox secret the sandbox project's seven testnet xpubs (`GET /api/v1/sandbox/{projectId}/wallets`).
+   */
+  wallets(): Promise<WalletEntry[]> {
+    return this.isSandbox ? this.request('getSandboxByProjectIdWallets', { params: { projectId: this.projectId } }) : this.request('getWallets', {});
   }
 
-  /** Production and testnet invoices. */
+  /** The project's invoices (`/api/v1/invoices`; `/api/v1/sandbox/invoices` for a sandbox secret). */
   readonly invoices = {
     /** Creates an invoice; a replay with the same `external_id` answers the existing one. Retried safely. */
-    create: (body: OperationBody<'postInvoices'>) => this.request('postInvoices', { body }),
-    retrieve: (id: string) => this.request('getInvoicesById', { params: { id } }),
+    create: (body: OperationBody<'postInvoices'>) => this.resourceRequest('postInvoices', { body }),
+    retrieve: (id: string) => this.resourceRequest('getInvoicesById', { params: { id } }),
     /** One page; pass `next_cursor` back as `cursor`. */
-    list: (query: OperationQuery<'getInvoices'> = {}) => this.request('getInvoices', { query }),
+    list: (query: OperationQuery<'getInvoices'> = {}) => this.resourceRequest('getInvoices', { query }),
     /** Every matching invoice, newest first, across pages. */
-    iterate: (query: OperationQuery<'getInvoices'> = {}) => this.paginate('getInvoices', { query }),
-    cancel: (id: string) => this.request('postInvoicesByIdCancel', { params: { id } }),
+    iterate: (query: OperationQuery<'getInvoices'> = {}) => this.resourcePages('getInvoices', { query }),
+    /** One page of the invoice's transactions. */
+    transactions: (id: string, query: OperationQuery<'getInvoicesByIdTransactions'> = {}) =>
+      this.resourceRequest('getInvoicesByIdTransactions', { params: { id }, query }),
+    cancel: (id: string) => this.resourceRequest('postInvoicesByIdCancel', { params: { id } }),
   };
 
-  /** Payments that matched no invoice. */
+  /** Payments that matched no invoice (production and testnet projects: the sandbox has none, a sandbox secret gets 403 `production_project_required`). */
   readonly orphanPayments = {
     list: (query: OperationQuery<'getOrphanPayments'> = {}) => this.request('getOrphanPayments', { query }),
     iterate: (query: OperationQuery<'getOrphanPayments'> = {}) => this.paginate('getOrphanPayments', { query }),
@@ -153,8 +269,8 @@ export class GatewayClient {
       this.request('postOrphanPaymentsByTxHashAttribute', { params: { tx_hash: txHash }, body }),
   };
 
-  /** The webhook delivery log. */
-  readonly webhooks = this.webhookLog(WEBHOOK_LOGS.live);
+  /** The webhook delivery log (the sandbox's for a sandbox secret). */
+  readonly webhooks = this.webhookLog(WEBHOOK_LOGS.live, true);
 
   /** A signed call of a money-out resource (its path built by the resource), with its headers. */
   private readonly moneyOut: MoneyOutSend = async <T>(request: Parameters<MoneyOutSend>[0]) => {
@@ -169,19 +285,24 @@ export class GatewayClient {
   };
 
   /** Refunds of the project's invoices: proposed here, claimed by the payer, approved by an administrator. */
-  readonly refunds = refundsResource(this.moneyOut, '/api/v1');
+  readonly refunds: ReturnType<typeof refundsResource>;
 
   /** Payouts to addresses the partner gives (settlements, withdrawals, fees); approved by an administrator. */
-  readonly payouts = payoutsResource(this.moneyOut, '/api/v1');
+  readonly payouts: ReturnType<typeof payoutsResource>;
 
   /** Checkout sessions: a price (any currency) the payer pays in the coin they pick on the session's page. */
-  readonly checkoutSessions = checkoutSessionsResource(this.operationCall, this.operationPages, SESSION_OPERATIONS.live);
+  readonly checkoutSessions = checkoutSessionsResource(this.routedCall, this.routedPages, SESSION_OPERATIONS.live);
 
   /** Payment links: reusable URLs (and QR codes) that open a checkout session for each payer. */
-  readonly paymentLinks = paymentLinksResource(this.operationCall, this.operationPages, SESSION_OPERATIONS.live);
+  readonly paymentLinks = paymentLinksResource(this.routedCall, this.routedPages, SESSION_OPERATIONS.live);
 
-  /** The sandbox API (a sandbox project's `sk_sandbox_` secret). */
+  /**
+   * What only the sandbox has (a sandbox project's `sk_sandbox_` secret): the simulations, the
+   * clock, reset and delete. The resource mirrors here (`sandbox.invoices`, ...) are deprecated
+   * aliases of the top-level resources, which call the sandbox's routes for a sandbox secret.
+   */
   readonly sandbox = {
+    /** @deprecated Use `invoices`: with a sandbox secret it calls these routes. */
     invoices: {
       create: (body: OperationBody<'postSandboxInvoices'>) => this.request('postSandboxInvoices', { body }),
       retrieve: (id: string) => this.request('getSandboxInvoicesById', { params: { id } }),
@@ -189,10 +310,15 @@ export class GatewayClient {
       iterate: (query: OperationQuery<'getSandboxInvoices'> = {}) => this.paginate('getSandboxInvoices', { query }),
       cancel: (id: string) => this.request('postSandboxInvoicesByIdCancel', { params: { id } }),
     },
+    /** @deprecated Use `webhooks`: with a sandbox secret it calls these routes. */
     webhooks: this.webhookLog(WEBHOOK_LOGS.sandbox),
+    /** @deprecated Use `refunds`: with a sandbox secret it calls these routes. */
     refunds: refundsResource(this.moneyOut, '/api/v1/sandbox'),
+    /** @deprecated Use `payouts`: with a sandbox secret it calls these routes. */
     payouts: payoutsResource(this.moneyOut, '/api/v1/sandbox'),
+    /** @deprecated Use `checkoutSessions`: with a sandbox secret it calls these routes. */
     checkoutSessions: checkoutSessionsResource(this.operationCall, this.operationPages, SESSION_OPERATIONS.sandbox),
+    /** @deprecated Use `paymentLinks`: with a sandbox secret it calls these routes. */
     paymentLinks: paymentLinksResource(this.operationCall, this.operationPages, SESSION_OPERATIONS.sandbox),
     /** Drive a sandbox invoice through its lifecycle (spec 4.5); each emits its webhook event. */
     simulate: {
@@ -224,6 +350,7 @@ export class GatewayClient {
     reset: () => this.request('postSandboxByProjectIdReset', { params: { projectId: this.projectId } }),
     /** Deletes the sandbox project and its keys, irreversibly. */
     delete: () => this.request('deleteSandboxByProjectId', { params: { projectId: this.projectId } }),
+    /** @deprecated Use `wallets()`: with a sandbox secret it calls this route. */
     wallets: () => this.request('getSandboxByProjectIdWallets', { params: { projectId: this.projectId } }),
   };
 }

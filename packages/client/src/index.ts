@@ -5,7 +5,16 @@
  *
  * @packageDocumentation
  */
-export { GatewayClient, isIdempotent, type GatewayClientOptions, type PageItem } from './client.js';
+export {
+  GatewayClient,
+  isIdempotent,
+  isSandboxSecret,
+  SANDBOX_SECRET_PREFIX,
+  SANDBOX_TWINS,
+  type GatewayClientOptions,
+  type PageItem,
+  type WalletEntry,
+} from './client.js';
 export { GatewayConnectionError, GatewayError, WebhookVerificationError, type ErrorBody } from './errors.js';
 export { signRequest, signingString, signingTarget, type SignRequestInput, type SignedHeaders } from './signing.js';
 export { parseRetryAfter, type TransportOptions } from './transport.js';

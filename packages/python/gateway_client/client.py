@@ -1,4 +1,9 @@
-"""``GatewayClient``: every signed REST and sandbox operation, with retries where repeating is harmless."""
+"""``GatewayClient``: every signed REST and sandbox operation, with retries where repeating is harmless.
+
+The resources (``invoices``, ``refunds``, ``payouts``, ``checkout_sessions``, ``payment_links``,
+``webhooks``, ``wallets()``) call the sandbox's routes when the secret is a sandbox secret
+(``sk_sandbox_``): going live changes only the credentials.
+"""
 
 from __future__ import annotations
 
@@ -18,6 +23,8 @@ from .errors import GatewayConnectionError, GatewayError
 from .signing import is_ascii_digits, sign_request
 
 RETRYABLE_STATUSES = frozenset({429, 503})
+#: The prefix of a sandbox project's API secret (spec 5.1); a production or testnet secret is 64 hex characters.
+SANDBOX_SECRET_PREFIX = "sk_sandbox_"
 USER_AGENT = "gateway-client-python/0.1"
 
 
@@ -42,6 +49,11 @@ def parse_retry_after(value: Optional[str]) -> Optional[int]:
     return max(0, int(at.timestamp() - time.time() + 0.999))
 
 
+def is_sandbox_secret(api_secret: str) -> bool:
+    """Whether the secret is a sandbox secret: the client's resources then call the ``/api/v1/sandbox`` routes."""
+    return api_secret.startswith(SANDBOX_SECRET_PREFIX)
+
+
 class _NoRedirect(urllib.request.HTTPRedirectHandler):
     def redirect_request(self, *args: Any, **kwargs: Any) -> None:  # a signed call is never re-sent elsewhere
         return None
@@ -53,6 +65,10 @@ class GatewayClient:
     ``max_retries`` (default 2) applies to reads and invoice creation on 429, 503 and network
     errors, honouring Retry-After up to ``max_retry_after`` seconds (default 60); other calls are
     sent once. ``timeout`` is per attempt, in seconds.
+
+    With a sandbox secret (``sk_sandbox_``, ``is_sandbox``) the resources call the sandbox's
+    routes (``/api/v1/sandbox/...``); ``sandbox`` holds what only the sandbox has (simulations,
+    clock, reset, delete) and the deprecated aliases of the resources.
     """
 
     def __init__(self, base_url: str, project_id: str, api_secret: str, *, max_retries: int = 2, max_retry_after: int = 60, timeout: float = 30.0, sleep: Callable[[float], None] = time.sleep) -> None:
@@ -67,13 +83,17 @@ class GatewayClient:
         self._sleep = sleep
         self._opener = urllib.request.build_opener(_NoRedirect())
         self._last_write: Dict[str, int] = {}
-        self.invoices = _Invoices(self, "postInvoices", "getInvoices", "getInvoicesById", "postInvoicesByIdCancel")
+        #: Whether the secret is a sandbox secret: the resources then call the sandbox's routes.
+        self.is_sandbox = is_sandbox_secret(api_secret)
+        sandbox = self.is_sandbox
+        self.invoices = _Invoices(self, sandbox=sandbox)
+        #: Production and testnet projects only: with a sandbox secret the gateway answers 403 ``production_project_required``.
         self.orphan_payments = _OrphanPayments(self)
-        self.webhooks = _Webhooks(self, sandbox=False)
-        self.refunds = _Refunds(self, "/api/v1")
-        self.payouts = _Payouts(self, "/api/v1")
-        self.checkout_sessions = _CheckoutSessions(self, sandbox=False)
-        self.payment_links = _PaymentLinks(self, sandbox=False)
+        self.webhooks = _Webhooks(self, sandbox=sandbox)
+        self.refunds = _Refunds(self, "/api/v1/sandbox" if sandbox else "/api/v1")
+        self.payouts = _Payouts(self, "/api/v1/sandbox" if sandbox else "/api/v1")
+        self.checkout_sessions = _CheckoutSessions(self, sandbox=sandbox)
+        self.payment_links = _PaymentLinks(self, sandbox=sandbox)
         self.sandbox = _Sandbox(self)
 
     # -- generic ---------------------------------------------------------------------------------
@@ -115,9 +135,13 @@ class GatewayClient:
                 return
 
     def project(self) -> Dict[str, Any]:
+        """The project the client signs for (its ``kind``: ``production``, ``testnet`` or ``sandbox``)."""
         return self.request("getProject")
 
     def wallets(self) -> Any:
+        """The project's wallets, one per chain; for a sandbox secret the sandbox project's testnet xpubs (without the ownership fields)."""
+        if self.is_sandbox:
+            return self.request("getSandboxByProjectIdWallets", params={"projectId": self.project_id})
         return self.request("getWallets")
 
     # -- transport -------------------------------------------------------------------------------
@@ -192,24 +216,31 @@ def _query_value(value: Any) -> str:
 
 
 class _Invoices:
-    def __init__(self, client: GatewayClient, create: str, list_: str, retrieve: str, cancel: str) -> None:
-        self._c, self._create, self._list, self._retrieve, self._cancel = client, create, list_, retrieve, cancel
+    """The project's invoices (``/api/v1/invoices``, or ``/api/v1/sandbox/invoices`` on the sandbox's mount)."""
+
+    def __init__(self, client: GatewayClient, sandbox: bool) -> None:
+        self._c = client
+        self._p = "Sandbox" if sandbox else ""
 
     def create(self, **body: Any) -> Dict[str, Any]:
         """Creates an invoice; a replay with the same external_id answers the existing one (retried safely)."""
-        return self._c.request(self._create, body=body)
+        return self._c.request(f"post{self._p}Invoices", body=body)
 
     def retrieve(self, invoice_id: str) -> Dict[str, Any]:
-        return self._c.request(self._retrieve, params={"id": invoice_id})
+        return self._c.request(f"get{self._p}InvoicesById", params={"id": invoice_id})
 
     def list(self, **query: Any) -> Dict[str, Any]:
-        return self._c.request(self._list, query=query)
+        return self._c.request(f"get{self._p}Invoices", query=query)
 
     def iterate(self, **query: Any) -> Iterator[Dict[str, Any]]:
-        return self._c.paginate(self._list, query=query)
+        return self._c.paginate(f"get{self._p}Invoices", query=query)
+
+    def transactions(self, invoice_id: str, **query: Any) -> Dict[str, Any]:
+        """One page of the invoice's transactions (``cursor``, ``limit``)."""
+        return self._c.request(f"get{self._p}InvoicesByIdTransactions", params={"id": invoice_id}, query=query)
 
     def cancel(self, invoice_id: str) -> Dict[str, Any]:
-        return self._c.request(self._cancel, params={"id": invoice_id})
+        return self._c.request(f"post{self._p}InvoicesByIdCancel", params={"id": invoice_id})
 
 
 class _OrphanPayments:
@@ -467,9 +498,16 @@ class _Clock:
 
 
 class _Sandbox:
+    """What only the sandbox has: ``simulate``, ``clock``, ``reset()``, ``delete()``.
+
+    ``invoices``, ``webhooks``, ``refunds``, ``payouts``, ``checkout_sessions``, ``payment_links``
+    and ``wallets()`` here are deprecated aliases: the client's own resources call the same routes
+    with a sandbox secret.
+    """
+
     def __init__(self, client: GatewayClient) -> None:
         self._c = client
-        self.invoices = _Invoices(client, "postSandboxInvoices", "getSandboxInvoices", "getSandboxInvoicesById", "postSandboxInvoicesByIdCancel")
+        self.invoices = _Invoices(client, sandbox=True)
         self.webhooks = _Webhooks(client, sandbox=True)
         self.refunds = _Refunds(client, "/api/v1/sandbox")
         self.payouts = _Payouts(client, "/api/v1/sandbox")
@@ -485,4 +523,5 @@ class _Sandbox:
         return self._c.request("deleteSandboxByProjectId", params={"projectId": self._c.project_id})
 
     def wallets(self) -> Any:
+        """Deprecated: ``client.wallets()`` calls this route with a sandbox secret."""
         return self._c.request("getSandboxByProjectIdWallets", params={"projectId": self._c.project_id})
