@@ -54,8 +54,7 @@ export async function runListen(
   const statePath = typeof values['state'] === 'string' ? values['state'] : join(configHome(context.env), 'gateway', `listen-${credentials.projectId}.cursor`);
 
   const project = await gateway.project();
-  const stream = (query: { after?: string; start?: 'earliest' | 'latest'; wait?: number; limit?: number }) =>
-    project.kind === 'sandbox' ? gateway.sandbox.webhooks.stream(query) : gateway.webhooks.stream(query);
+  const stream = (query: { after?: string; start?: 'earliest' | 'latest'; wait?: number; limit?: number }) => gateway.webhooks.stream(query);
 
   let cursor = typeof values['since'] === 'string' ? values['since'] : readCursor(statePath);
   if (cursor === undefined) cursor = (await stream({ start: 'latest' })).next_cursor;

@@ -30,11 +30,6 @@ export const MONEY_OUT_FLAGS = {
   'idempotency-key': { type: 'string' },
 } as const;
 
-/** The resources of the mount the credentials belong to. */
-export function moneyOutApi(gateway: GatewayClient, sandbox: boolean) {
-  return sandbox ? { refunds: gateway.sandbox.refunds, payouts: gateway.sandbox.payouts } : { refunds: gateway.refunds, payouts: gateway.payouts };
-}
-
 function listQuery(values: FlagValues): MoneyOutListQuery {
   const status = flagText(values, 'status');
   if (status !== undefined && !(MONEY_OUT_STATUSES as readonly string[]).includes(status))
@@ -46,8 +41,8 @@ function listQuery(values: FlagValues): MoneyOutListQuery {
 }
 
 /** Runs `gateway refunds <verb> ...`; returns the answer to print. */
-export const runRefunds: ResourceCommand = async (gateway, sandbox, verb, positionals, values) => {
-  const { refunds } = moneyOutApi(gateway, sandbox);
+export const runRefunds: ResourceCommand = async (gateway, verb, positionals, values) => {
+  const { refunds } = gateway;
   switch (verb) {
     case 'create': {
       const invoiceId = oneId('refunds', 'create', positionals);
@@ -93,8 +88,8 @@ function recipients(values: FlagValues): PayoutRecipientInput[] {
 }
 
 /** Runs `gateway payouts <verb> ...`; returns the answer to print. */
-export const runPayouts: ResourceCommand = async (gateway, sandbox, verb, positionals, values) => {
-  const { payouts } = moneyOutApi(gateway, sandbox);
+export const runPayouts: ResourceCommand = async (gateway, verb, positionals, values) => {
+  const { payouts } = gateway;
   switch (verb) {
     case 'create':
       if (positionals.length > 0)

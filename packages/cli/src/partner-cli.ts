@@ -257,7 +257,7 @@ export async function runPartnerCommand(argv: readonly string[], context: Partne
     const resource = RESOURCE_COMMANDS[name];
     if (resource) {
       const [verb, ...rest] = positionals;
-      const answer = await resource(gateway, credentials.apiSecret.startsWith('sk_sandbox_'), verb ?? '', rest, values);
+      const answer = await resource(gateway, verb ?? '', rest, values);
       io.out(JSON.stringify(answer, null, json ? undefined : 2));
       return 0;
     }

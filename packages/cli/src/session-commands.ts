@@ -3,14 +3,7 @@
  * checkout-sessions create|list|get|expire` and `gateway payment-links create|list|get|deactivate`.
  * A sandbox secret (`sk_sandbox_`) talks to the sandbox mount, any other to the production one.
  */
-import type {
-  CheckoutSessionQuery,
-  CheckoutSessionStatus,
-  CreateCheckoutSessionInput,
-  CreatePaymentLinkInput,
-  GatewayClient,
-  PaymentLinkQuery,
-} from '@gw/client';
+import type { CheckoutSessionQuery, CheckoutSessionStatus, CreateCheckoutSessionInput, CreatePaymentLinkInput, PaymentLinkQuery } from '@gw/client';
 import { CHECKOUT_SESSION_STATUSES } from '@gw/client';
 import { PartnerUsageError } from './credentials.js';
 import type { ResourceCommand } from './resource-command.js';
@@ -42,13 +35,6 @@ export const SESSION_FLAGS = {
   cursor: { type: 'string' },
   'idempotency-key': { type: 'string' },
 } as const;
-
-/** The resources of the mount the credentials belong to. */
-function sessionApi(gateway: GatewayClient, sandbox: boolean) {
-  return sandbox
-    ? { sessions: gateway.sandbox.checkoutSessions, links: gateway.sandbox.paymentLinks }
-    : { sessions: gateway.checkoutSessions, links: gateway.paymentLinks };
-}
 
 function wholeNumber(values: FlagValues, name: string): number | undefined {
   const value = flagText(values, name);
@@ -82,8 +68,8 @@ const coins = (values: FlagValues) =>
     .map((c) => c.trim());
 
 /** Runs `gateway checkout-sessions <verb> ...`; returns the answer to print. */
-export const runCheckoutSessions: ResourceCommand = async (gateway, sandbox, verb, positionals, values) => {
-  const { sessions } = sessionApi(gateway, sandbox);
+export const runCheckoutSessions: ResourceCommand = async (gateway, verb, positionals, values) => {
+  const sessions = gateway.checkoutSessions;
   switch (verb) {
     case 'create': {
       if (positionals.length > 0) throw new PartnerUsageError('expected: gateway checkout-sessions create --currency C --amount X [...]');
@@ -126,8 +112,8 @@ export const runCheckoutSessions: ResourceCommand = async (gateway, sandbox, ver
 };
 
 /** Runs `gateway payment-links <verb> ...`; returns the answer to print. */
-export const runPaymentLinks: ResourceCommand = async (gateway, sandbox, verb, positionals, values) => {
-  const { links } = sessionApi(gateway, sandbox);
+export const runPaymentLinks: ResourceCommand = async (gateway, verb, positionals, values) => {
+  const links = gateway.paymentLinks;
   switch (verb) {
     case 'create': {
       if (positionals.length > 0) throw new PartnerUsageError('expected: gateway payment-links create --currency C (--amount X | --min X --max Y) [...]');
