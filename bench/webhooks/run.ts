@@ -23,6 +23,7 @@
  * batchSize / workers.
  */
 import type { ChildProcess } from 'node:child_process';
+import type { Knex } from 'knex';
 import { Agent, request } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { benchPostgres } from '../bench-database.js';
@@ -73,14 +74,35 @@ async function waitForCount(url: string, n: number): Promise<Stats> {
   }
 }
 
-/** Starts a CPU account of the worker, the receiver and PostgreSQL; the returned function prints it. */
-function cpuAccount(label: string, worker: ChildProcess, receiver: ChildProcess): () => void {
+/** CPU milliseconds used so far by each PostgreSQL backend connected to the benchmark's database. */
+async function databaseBackendsCpuMs(db: Knex): Promise<Map<number, number>> {
+  const { rows } = await db.raw<{ rows: { pid: number }[] }>(`select pid from pg_stat_activity where datname = current_database()`);
+  return new Map(rows.map((row) => [row.pid, processCpuMs(row.pid)]));
+}
+
+/**
+ * Starts a CPU account of the worker, the receiver and PostgreSQL; the returned function prints it
+ * and, given the events handled, the CPU per event. PostgreSQL is counted twice: all its processes
+ * (the machine's, other databases included) and the backends of the benchmark's database alone
+ * (those connected at the end; one that connected meanwhile counts whole).
+ */
+async function cpuAccount(label: string, worker: ChildProcess, receiver: ChildProcess, db: Knex): Promise<(events: number) => Promise<void>> {
+  const backends = await databaseBackendsCpuMs(db);
   const before = { worker: processCpuMs(worker.pid!), receiver: processCpuMs(receiver.pid!), postgres: postgresCpuMs(), at: performance.now() };
-  return () => {
+  return async (events: number) => {
     const wall = (performance.now() - before.at) / 1000;
-    const used = (nowMs: number, thenMs: number) => `${((nowMs - thenMs) / 1000).toFixed(2)} s (${Math.round(((nowMs - thenMs) / 1000 / wall) * 100)}%)`;
+    const now = { worker: processCpuMs(worker.pid!), receiver: processCpuMs(receiver.pid!), postgres: postgresCpuMs() };
+    let ours = 0;
+    for (const [pid, cpu] of await databaseBackendsCpuMs(db)) ours += cpu - (backends.get(pid) ?? 0);
+    const used = (ms: number) => `${(ms / 1000).toFixed(2)} s (${Math.round((ms / 1000 / wall) * 100)}%)`;
+    const perEvent = (ms: number) => Math.round((ms * 1000) / events);
+    const worked = now.worker - before.worker;
+    const receiverMs = now.receiver - before.receiver;
     console.error(
-      `  ${label} CPU over ${wall.toFixed(2)} s: worker ${used(processCpuMs(worker.pid!), before.worker)}, postgres ${used(postgresCpuMs(), before.postgres)}, receiver ${used(processCpuMs(receiver.pid!), before.receiver)}`,
+      `  ${label} CPU over ${wall.toFixed(2)} s: worker ${used(worked)}, postgres ${used(now.postgres - before.postgres)} (this database ${used(ours)}), receiver ${used(receiverMs)}`,
+    );
+    console.error(
+      `  ${label} CPU per event: worker ${perEvent(worked)} µs, postgres (this database) ${perEvent(ours)} µs, receiver ${perEvent(receiverMs)} µs, total ${perEvent(worked + ours + receiverMs)} µs`,
     );
   };
 }
@@ -161,8 +183,12 @@ for (let round = 1; round <= rounds; round += 1) {
       const baseWall = (performance.now() - baseCpu.at) / 1000;
       const selfCpu = process.cpuUsage(baseCpu.self);
       const baseUsed = (seconds: number) => `${seconds.toFixed(2)} s (${Math.round((seconds / baseWall) * 100)}%)`;
+      const baseReceiverMs = processCpuMs(receiver.child.pid!) - baseCpu.receiver;
       console.error(
-        `  baseline CPU over ${baseWall.toFixed(2)} s: sender ${baseUsed((selfCpu.user + selfCpu.system) / 1e6)}, receiver ${baseUsed((processCpuMs(receiver.child.pid!) - baseCpu.receiver) / 1000)}`,
+        `  baseline CPU over ${baseWall.toFixed(2)} s: sender ${baseUsed((selfCpu.user + selfCpu.system) / 1e6)}, receiver ${baseUsed(baseReceiverMs / 1000)}`,
+      );
+      console.error(
+        `  baseline CPU per event: sender ${Math.round((selfCpu.user + selfCpu.system) / events)} µs, receiver ${Math.round((baseReceiverMs * 1000) / events)} µs`,
       );
       const baseStats = await receiverCall(receiverUrl, '/stats');
       const baseSorted = base.latencies.sort((a, b) => a - b);
@@ -239,9 +265,9 @@ for (let round = 1; round <= rounds; round += 1) {
           await emit(events);
           worker = await startWorker();
           const ready = Date.now();
-          const account = cpuAccount('drain', worker.child, receiver.child);
+          const account = await cpuAccount('drain', worker.child, receiver.child, kernel.cradle.db);
           const drained = await waitForCount(receiverUrl, events);
-          account();
+          await account(drained.count);
           gatewayRow('gateway drain (outbox to delivered)', drained, (drained.lastAt - ready) / 1000);
         }
 
@@ -249,12 +275,12 @@ for (let round = 1; round <= rounds; round += 1) {
         //    the rate is bounded by the enqueueing, which shares the machine.
         if (phases.has('burst')) {
           await receiverCall(receiverUrl, '/reset', 'POST');
-          const account = cpuAccount('burst', worker.child, receiver.child);
+          const account = await cpuAccount('burst', worker.child, receiver.child, kernel.cradle.db);
           const started = Date.now();
           await emit(events);
           const enqueueSeconds = (Date.now() - started) / 1000;
           const burst = await waitForCount(receiverUrl, events);
-          account();
+          await account(burst.count);
           gatewayRow('gateway burst (enqueue while delivering)', burst, (burst.lastAt - started) / 1000);
           console.error(`  enqueueing alone took ${enqueueSeconds.toFixed(2)} s (${Math.round(events / enqueueSeconds)} events/s)`);
         }

@@ -37,14 +37,20 @@ export const WebhooksConfigSchema = configSlice({
         'Record the status code, error text and latency of attempts at private, loopback and link-local addresses. Off: such an attempt shows only delivered or failed, so the delivery log cannot map internal services. Default: true only when env is development explicitly.',
     }),
   ),
-  batchSize: Type.Integer({ minimum: 1, maximum: 1000, default: 500, description: 'Delivery jobs one worker fetches at once (delivered concurrently).' }),
-  workers: Type.Integer({ minimum: 1, maximum: 32, default: 2, description: 'Concurrent fetch loops per worker process.' }),
+  batchSize: Type.Integer({ minimum: 1, maximum: 1000, default: 500, description: 'Due events one fetch loop claims at once (delivered concurrently).' }),
+  workers: Type.Integer({
+    minimum: 1,
+    maximum: 32,
+    default: 2,
+    description: 'Concurrent fetch loops per worker process (at most half of database.poolMax: each holds a connection while its batch is on the wire).',
+  }),
   maxSocketsPerHost: Type.Integer({ minimum: 1, maximum: 1024, default: 128, description: 'Keep-alive connections per target host and process.' }),
   expireInSeconds: Type.Integer({
     minimum: 1,
     maximum: 3600,
     default: 120,
-    description: 'A batch whose worker died is handed to another worker after this.',
+    description:
+      'A delivery still running past its batch is sent again by another worker this long after its timeout if its worker died; a worker silent this long past batchWaitMs (its host cut off) loses its batch to the others.',
   }),
   responseExcerptBytes: Type.Integer({ minimum: 0, maximum: 8192, default: 512, description: 'Bytes of the response body kept per attempt.' }),
   privateResponseExcerpts: Type.Boolean({

@@ -16,18 +16,12 @@ export type LoggedEventType = OutboundEventType | ProtocolEventType;
 /** A protocol delivery's own event type, as its plugin names it. */
 export type ProtocolEventType = string;
 
-/** The pg-boss queue of deliveries: one job per attempt. */
-export const DELIVER_JOB = 'webhooks.deliver';
-
 /**
- * Payload of a delivery job: which event, which attempt (1-based) it is, and the event's project,
- * so the worker loads the signing secrets while it loads the events.
+ * The notification an outbox write (or a redelivery) sends in its transaction when it makes an
+ * event due: delivery workers wake on it instead of waiting for their next look (payload unused).
+ * Deliveries themselves are the `webhooks_events` rows, claimed by the workers (ADR 0013).
  */
-export interface DeliverJobData {
-  readonly eventId: string;
-  readonly attempt: number;
-  readonly projectId: string;
-}
+export const DUE_CHANNEL = 'webhooks.due';
 
 /**
  * The pg-boss queue of redeliveries asked for while the event was still on its way (the sandbox's

@@ -10,6 +10,7 @@ import { m0001Webhooks } from '../migrations/0001_webhooks.js';
 import { m0002EventStream } from '../migrations/0002_event_stream.js';
 import { m0003MetricsIndexes } from '../migrations/0003_metrics_indexes.js';
 import { m0004ProtocolDeliveries } from '../migrations/0004_protocol_deliveries.js';
+import { m0005OutboxClaims } from '../migrations/0005_outbox_claims.js';
 import { createWebhookMetrics, registerDeliveryGauges } from './metrics.js';
 import { webhooksReadiness } from './readiness.js';
 import { webhooksCommands } from './cli.js';
@@ -38,12 +39,12 @@ export const webhooksPlugin = definePlugin({
   exports: WEBHOOKS_EXPORTS,
   config: WebhooksConfigSchema,
   errors: [webhooksErrors],
-  migrations: [m0001Webhooks, m0002EventStream, m0003MetricsIndexes, m0004ProtocolDeliveries],
+  migrations: [m0001Webhooks, m0002EventStream, m0003MetricsIndexes, m0004ProtocolDeliveries, m0005OutboxClaims],
   register: ({ config, kernelConfig }) => ({
     // Defaults that depend on the run mode are resolved once here (fail-closed outside development).
     webhooksConfig: serviceValue({ ...config, privateAttemptDetails: config.privateAttemptDetails ?? isDevelopment(kernelConfig) }),
     webhooksMetrics: service(['metrics'], ({ metrics }) => createWebhookMetrics(metrics.registry)),
-    webhooksOutbox: service(['jobs', 'tenancyProjects', 'notifications'], (deps) => new WebhookOutbox(deps)),
+    webhooksOutbox: service(['tenancyProjects', 'notifications'], (deps) => new WebhookOutbox(deps)),
     webhooksSender: service(
       [],
       () =>
@@ -58,7 +59,7 @@ export const webhooksPlugin = definePlugin({
       { dispose: (sender) => sender.close() },
     ),
     webhooksDeliveryWorker: service(
-      ['db', 'jobs', 'logger', 'webhooksConfig', 'webhooksMetrics', 'webhooksSender', 'tenancyApiKeys', 'extensions'],
+      ['db', 'kernelConfig', 'logger', 'notifications', 'webhooksConfig', 'webhooksMetrics', 'webhooksSender', 'tenancyApiKeys', 'extensions'],
       (deps) => new DeliveryWorker(deps),
     ),
     webhooksProtocolDeliveries: service(
@@ -67,7 +68,7 @@ export const webhooksPlugin = definePlugin({
     ),
     webhooksHealth: service(['db'], (deps) => new DeliveryHealthReads(deps)),
     webhooksEventLog: service(
-      ['db', 'audit', 'jobs', 'rateLimiter', 'webhooksConfig', 'webhooksOutbox', 'tenancyProjects', 'invoicesService', 'extensions'],
+      ['db', 'audit', 'jobs', 'notifications', 'rateLimiter', 'webhooksConfig', 'webhooksOutbox', 'tenancyProjects', 'invoicesService', 'extensions'],
       (deps) => new EventLog(deps),
     ),
     webhooksTestEvents: service(
@@ -88,23 +89,25 @@ export const webhooksPlugin = definePlugin({
   jobs: webhooksJobs,
   cli: webhooksCommands,
   readiness: webhooksReadiness,
-  start: withDeps(['metrics', 'db', 'logger', 'webhooksMetrics', 'invoiceEvents', 'webhooksOutbox'], async (deps) => {
+  start: withDeps(['metrics', 'db', 'logger', 'kernelRole', 'webhooksMetrics', 'invoiceEvents', 'webhooksOutbox', 'webhooksDeliveryWorker'], async (deps) => {
     registerDeliveryGauges(deps.metrics.registry, deps);
     // Resolved eagerly so the counters are on /metrics before the first delivery.
     void deps.webhooksMetrics;
     deps.invoiceEvents.attach(deps.webhooksOutbox);
+    // Deliveries are claimed from the outbox by the processes that run jobs (ADR 0013).
+    if (deps.kernelRole === 'worker' || deps.kernelRole === 'all') await deps.webhooksDeliveryWorker.start();
   }),
-  // After the job workers stopped: deliveries still running past their batch are recorded before
-  // the pool closes (each ends within the sender's timeout).
+  // The fetch loops end their batches, and deliveries still running past their batch are recorded,
+  // before the pool closes (each ends within the sender's timeout).
   stop: withDeps(['webhooksDeliveryWorker'], async (deps) => {
-    await deps.webhooksDeliveryWorker.settle();
+    await deps.webhooksDeliveryWorker.stop();
   }),
 });
 
 export * from './contract.js';
 export { webhooksErrors } from './errors.js';
 export { WebhooksConfigSchema, type WebhooksConfig } from './config.js';
-export { DELIVERY_STATUSES, DELIVER_JOB, type DeliveryStatus, type DeliverJobData } from './delivery-status.js';
+export { DELIVERY_STATUSES, DUE_CHANNEL, type DeliveryStatus } from './delivery-status.js';
 export { WebhookOutbox, type WebhookEnvelope, type OutboxEntry } from './services/outbox.js';
 export { EventStream, STREAM_CHANNEL, type StreamEvent, type StreamRead } from './services/event-stream.js';
 export { EventLog, type DeliveryLogEntry, type ResendResult, type EventListFilter } from './services/event-log.js';

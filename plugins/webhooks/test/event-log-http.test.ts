@@ -80,7 +80,31 @@ const expire = async (p: TestProject, invoiceId: string) => sent(await expireInv
 const partial = async (p: TestProject, invoiceId: string) => sent(await payInvoice(gw.kernel.cradle, p.projectId, invoiceId, { amountUnits: 10n ** 13n }));
 
 const eventRow = (id: string, k: TestKernel = gw) => k.kernel.cradle.db('webhooks_events').where({ id }).first();
-const attemptRows = (id: string, k: TestKernel = gw) => k.kernel.cradle.db('webhooks_attempts').where({ event_id: id }).orderBy('attempt');
+interface StoredAttempt {
+  attempt: number;
+  started_at: Date;
+  target_url: string;
+  http_status: number | null;
+  latency_ms: number;
+  error: string | null;
+  response_excerpt: string | null;
+}
+/**
+ * An event's recorded attempts as stored: its attempt rows, and the delivering attempt its event
+ * row carries alone (ADR 0013).
+ */
+const attemptRows = async (id: string, k: TestKernel = gw): Promise<StoredAttempt[]> =>
+  (
+    await k.kernel.cradle.db.raw<{ rows: StoredAttempt[] }>(
+      `select attempt, started_at, target_url, http_status, latency_ms, error, response_excerpt from webhooks_attempts where event_id = :id
+       union all
+       select attempts, last_started_at, target_url, last_http_status, last_latency_ms, last_error, last_response_excerpt
+         from webhooks_events e
+        where id = :id and status = 'delivered' and not exists (select 1 from webhooks_attempts a where a.event_id = e.id and a.attempt = e.attempts)
+       order by attempt`,
+      { id },
+    )
+  ).rows;
 const resendsOf = (id: string, k: TestKernel = gw) => k.kernel.cradle.db('webhooks_events').where({ original_event_id: id }).orderBy('id');
 
 function waitStatus(id: string, status: string, k: TestKernel = gw, timeoutMs = 30_000) {

@@ -52,14 +52,15 @@ async function eventTo(path: string, on: { gw: TestKernel; project: TestProject 
 const eventRow = (id: string) => gw.kernel.cradle.db('webhooks_events').where({ id }).first();
 const attemptsOf = (id: string) => gw.kernel.cradle.db('webhooks_attempts').where({ event_id: id }).orderBy('attempt');
 /**
- * Delivery jobs of an event's attempt waiting to run; with `later`, only those due in the future
- * (a straggler's fallback job, not the attempt's own job before a worker fetched it).
+ * Whether an event waits for its attempt `attempt` (its row `retrying` after `attempt - 1`
+ * attempts; 1 or 0); with `later`, only when that attempt is due in the future (a straggler's
+ * lease, not an attempt due now).
  */
 const waitingJobs = async (id: string, attempt: number, on: TestKernel = gw, later = true) =>
   (
     await sqlQuery<{ n: number }>(
       on.kernel.cradle.db,
-      sql`select count(*)::int as n from pgboss.job where name = 'webhooks.deliver' and state = 'created' and data->>'eventId' = ${id} and (data->>'attempt')::int = ${attempt} ${later ? sql`and start_after > now()` : sql``}`,
+      sql`select count(*)::int as n from webhooks_events where id = ${id} and status = 'retrying' and attempts = ${attempt - 1} ${later ? sql`and next_attempt_at > now()` : sql``}`,
     )
   )[0]!.n;
 
@@ -79,7 +80,7 @@ test.serial('receivers that hang, reset, redirect, answer 4xx/5xx or garbage sta
   const healthy = [await detect(healthyInvoices[0]!), await detect(healthyInvoices[1]!)];
   for (const id of healthy) await waitFor(async () => (await eventRow(id))?.status === 'delivered');
   t.like(await eventRow(hang), { status: 'retrying', attempts: 0 }, 'the hanging attempt has not ended yet');
-  t.is(await waitingJobs(hang, 1), 1, 'a fallback job guards the hanging attempt');
+  t.is(await waitingJobs(hang, 1), 1, 'a lease guards the hanging attempt');
 
   // Each hostile answer is a failed attempt with its reason, and a next attempt is scheduled.
   const first = async (id: string) => waitFor(async () => (await attemptsOf(id))[0], 10_000);
@@ -93,7 +94,7 @@ test.serial('receivers that hang, reset, redirect, answer 4xx/5xx or garbage sta
   const hung = await first(hang);
   t.like(hung, { http_status: null, error: `no complete response within ${TIMEOUT_MS} ms` });
   t.true(hung.latency_ms >= TIMEOUT_MS - 100, `the hanging attempt took ${hung.latency_ms} ms`);
-  t.is(await waitingJobs(hang, 1), 0, "the fallback job ended with the straggler's record");
+  t.is(await waitingJobs(hang, 1), 0, "the lease ended with the straggler's record");
 
   // None is lost: every hostile event is retried to its last attempt and dead-lettered.
   for (const id of [hang, ...Object.values(hostile)]) {
@@ -107,38 +108,34 @@ test.serial('receivers that hang, reset, redirect, answer 4xx/5xx or garbage sta
   for (const id of healthy) t.is(receiver.forEvent(id).length, 1);
 });
 
-test.serial('a batch whose record fails goes back to the queue with backoff and its event is delivered, not lost', async (t) => {
+test.serial('a batch whose record fails is put off with backoff and its event is delivered, not lost', async (t) => {
   const db = gw.kernel.cradle.db;
-  // The delivery reaches the receiver, but its attempt row cannot be written (as when the
-  // database fails between the POST and the record): the statement fails, the batch with it.
+  // The delivery reaches the receiver, but its record cannot be written (as when the database
+  // fails between the POST and the record): the statement fails, the batch's transaction with it.
   await db.raw(`create function webhooks_test_fail_record() returns trigger language plpgsql as $$
     begin
-      if new.target_url like '%/hooks/record-fails' then raise exception 'injected record failure'; end if;
+      if new.target_url like '%/hooks/record-fails' and new.attempts > old.attempts then raise exception 'injected record failure'; end if;
       return new;
     end $$`);
-  await db.raw('create trigger webhooks_test_fail_record before insert on webhooks_attempts for each row execute function webhooks_test_fail_record()');
+  await db.raw('create trigger webhooks_test_fail_record before update on webhooks_events for each row execute function webhooks_test_fail_record()');
   t.teardown(async () => {
-    await db.raw('drop trigger if exists webhooks_test_fail_record on webhooks_attempts');
+    await db.raw('drop trigger if exists webhooks_test_fail_record on webhooks_events');
     await db.raw('drop function if exists webhooks_test_fail_record()');
   });
   const id = await eventTo('/hooks/record-fails');
   await waitFor(async () => receiver.forEvent(id).length >= 2, 20_000);
-  t.like(await eventRow(id), { status: 'retrying', attempts: 0 }, 'nothing recorded while the record fails');
-  const [job] = (
-    await db.raw(`select retry_count, retry_backoff, retry_delay_max, retry_limit from pgboss.job where name = 'webhooks.deliver' and data->>'eventId' = ?`, [
-      id,
-    ])
-  ).rows;
-  t.like(job, { retry_backoff: true, retry_delay_max: 3600, retry_limit: 1000 });
-  t.true(job.retry_count >= 1, 'pg-boss retried the failed batch');
+  const failing = await eventRow(id);
+  t.like(failing, { status: 'retrying', attempts: 0 }, 'nothing recorded while the record fails');
+  t.true(failing.record_failures >= 1, 'the failed records were counted');
+  t.true(new Date(failing.next_attempt_at).getTime() > new Date(failing.created_at).getTime(), 'the next try was put off');
 
-  await db.raw('drop trigger webhooks_test_fail_record on webhooks_attempts');
+  await db.raw('drop trigger webhooks_test_fail_record on webhooks_events');
   const row = await waitFor(async () => {
     const r = await eventRow(id);
     return r?.status === 'delivered' && r;
   }, 30_000);
   t.is(row.attempts, 1, 'the same first attempt, recorded once the record succeeds');
-  t.is((await attemptsOf(id)).length, 1);
+  t.is((await gw.kernel.cradle.webhooksEventLog.get(project.projectId, id)).attempt_log.length, 1);
 });
 
 test('a graceful stop waits for the stragglers in flight and records them', async (t) => {

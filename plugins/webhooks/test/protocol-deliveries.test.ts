@@ -187,8 +187,8 @@ test('an attempt goes to the URL the signer names now, and the event keeps it', 
   t.is(delivered.target_url, `${receiver.url}/moved-new`);
   t.is(received('/moved-new').length, 1);
   t.is(received('/moved-old').length, 0);
-  const [attempt] = await gw.kernel.cradle.db('webhooks_attempts').where({ event_id: id });
-  t.is(attempt.target_url, `${receiver.url}/moved-new`);
+  const [attempt] = (await gw.kernel.cradle.webhooksEventLog.get(project.projectId, id)).attempt_log;
+  t.is(attempt!.target_url, `${receiver.url}/moved-new`);
 });
 
 test('a resend is a new delivery to the same subscription, its body made by the signer', async (t) => {

@@ -28,11 +28,12 @@ const redeliverAudits = async (ids: readonly string[]) =>
         ids.map((id) => `webhook_event:${id}`),
       )
   ).length;
-const deliverJobs = async (ids: readonly string[]) =>
+/** How many of `ids` are due for delivery now (the event row is its own delivery job, ADR 0013). */
+const dueNow = async (ids: readonly string[]) =>
   (
     await sqlQuery<{ n: number }>(
       cradle().db,
-      sql`select count(*)::int as n from pgboss.job where name = 'webhooks.deliver' and data->>'eventId' = any(${[...ids]})`,
+      sql`select count(*)::int as n from webhooks_events where id = any(${[...ids]}) and status = 'retrying' and next_attempt_at <= now()`,
     )
   )[0]!.n;
 
@@ -62,14 +63,14 @@ async function refused(t: import('ava').ExecutionContext, run: () => Promise<unk
   return error;
 }
 
-test.serial('the listed dead-lettered events go back to retrying with a job and an audit row each, in one call', async (t) => {
+test.serial('the listed dead-lettered events go back to retrying, due at once, with an audit row each, in one call', async (t) => {
   const { projectId, dead, foreign } = await setUp('replay-listed');
-  const jobsBefore = await deliverJobs(dead);
+  t.is(await dueNow(dead), 0);
   const replayed = await cradle().webhooksEventLog.redeliverDeadLettered(projectId, [dead[0]!, dead[2]!, dead[0]!], 100, CLI_ACTOR);
   t.deepEqual(replayed.map((r) => r.event_id).sort(), [dead[0], dead[2]].sort());
   t.true(replayed.every((r) => r.status === 'retrying'));
   t.deepEqual(await statuses(dead), { [dead[0]!]: 'retrying', [dead[1]!]: 'dlq', [dead[2]!]: 'retrying' });
-  t.is(await deliverJobs(dead), jobsBefore + 2);
+  t.is(await dueNow(dead), 2);
   t.is(await redeliverAudits(dead), 2);
   t.deepEqual(Object.values(await statuses(foreign)), ['dlq', 'dlq'], "the other project's are untouched");
 });

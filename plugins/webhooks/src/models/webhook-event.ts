@@ -23,6 +23,12 @@ export class WebhookEvent extends Model {
   last_attempt_at!: Date | null;
   last_http_status!: number | null;
   last_error!: string | null;
+  /** The last attempt's start, latency and response excerpt (with the `last_*` above and `target_url`: that attempt, kept here alone when it delivered). */
+  last_started_at!: Date | null;
+  last_latency_ms!: number | null;
+  last_response_excerpt!: string | null;
+  /** How often a batch's record of this event failed (the backoff of its next try). */
+  record_failures!: number;
   delivered_at!: Date | null;
   created_at!: Date;
   updated_at!: Date;

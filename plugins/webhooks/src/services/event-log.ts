@@ -11,14 +11,17 @@ import {
   type KeysetPageRequest,
   type JobQueue,
   newId,
+  type Notifications,
   parseInstant,
+  sql,
+  sqlQuery,
   type RateLimiter,
 } from '@gw/kernel';
 import type { InvoiceService } from '@gw/plugin-invoices/contract';
 import type { ProjectService } from '@gw/plugin-tenancy/contract';
 import type { Knex } from 'knex';
 import type { WebhooksConfig } from '../config.js';
-import { DELIVER_JOB, REDELIVER_JOB, type DeliverJobData, type DeliveryStatus, type LoggedEventType, type RedeliverJobData } from '../delivery-status.js';
+import { DUE_CHANNEL, REDELIVER_JOB, type DeliveryStatus, type LoggedEventType, type RedeliverJobData } from '../delivery-status.js';
 import { webhooksErrors } from '../errors.js';
 import { WebhookAttempt } from '../models/webhook-attempt.js';
 import { WebhookEvent } from '../models/webhook-event.js';
@@ -96,6 +99,7 @@ export class EventLog {
       db: Knex;
       audit: AuditLog;
       jobs: JobQueue;
+      notifications: Notifications;
       rateLimiter: RateLimiter;
       webhooksConfig: WebhooksConfig;
       webhooksOutbox: WebhookOutbox;
@@ -216,8 +220,8 @@ export class EventLog {
 
   /**
    * Delivers an existing event once more under its own `event_id` (what a receiver sees when a
-   * delivery is duplicated). A delivered or dead-lettered event goes back to `retrying` with a job
-   * for its next attempt. An event still on its way (`retrying`) gets a `webhooks.redeliver` job
+   * delivery is duplicated). A delivered or dead-lettered event goes back to `retrying`, due at
+   * once for its next attempt. An event still on its way (`retrying`) gets a `webhooks.redeliver` job
    * due after its pending attempt, so the receiver still sees it twice; `redeliverDue` carries it
    * out. An event without a target has nowhere to go and is left as it is. 404 `event_not_found`
    * as for `get`.
@@ -298,7 +302,11 @@ export class EventLog {
     });
   }
 
-  /** `event` is locked in `trx`: either a next-attempt job now, or a redelivery job after the pending attempt. */
+  /**
+   * `event` is locked in `trx`: either due now for its next attempt, or a redelivery job after the
+   * pending attempt. A delivered event's last attempt, carried by its row alone, is first written
+   * to the attempt log, since the next attempt's record takes its place on the row.
+   */
   private async redeliverLocked(trx: Knex.Transaction, event: WebhookEvent): Promise<DeliveryStatus> {
     const now = new Date();
     if (event.status === 'retrying') {
@@ -307,10 +315,16 @@ export class EventLog {
       await this.deps.jobs.insertInTransaction(trx, REDELIVER_JOB, [{ data: { eventId: event.id } satisfies RedeliverJobData, startAfter }]);
       return 'retrying';
     }
+    await sqlQuery(
+      trx,
+      sql`insert into webhooks_attempts (id, event_id, attempt, target_url, started_at, http_status, latency_ms, error, response_excerpt)
+          select ${newId()}, id, attempts, target_url, last_started_at, last_http_status, coalesce(last_latency_ms, 0), last_error, last_response_excerpt
+            from webhooks_events
+           where id = ${event.id} and attempts > 0 and last_started_at is not null and target_url is not null
+          on conflict (event_id, attempt) do nothing`,
+    );
     await WebhookEvent.query(trx).findById(event.id).patch({ status: 'retrying', next_attempt_at: now, updated_at: now });
-    await this.deps.jobs.insertInTransaction(trx, DELIVER_JOB, [
-      { data: { eventId: event.id, attempt: event.attempts + 1, projectId: event.project_id } satisfies DeliverJobData },
-    ]);
+    await this.deps.notifications.notify(trx, DUE_CHANNEL, '');
     return 'retrying';
   }
 
@@ -362,6 +376,21 @@ export class EventLog {
         response_excerpt: a.response_excerpt,
       });
       byEvent.set(a.event_id, list);
+    }
+    // An attempt that delivered has no row: its event row carries it (the last attempt).
+    for (const e of events) {
+      const list = byEvent.get(e.id) ?? [];
+      if (e.attempts === 0 || e.last_started_at === null || e.target_url === null || list.some((a) => a.attempt === e.attempts)) continue;
+      list.push({
+        attempt: e.attempts,
+        started_at_iso: iso(e.last_started_at)!,
+        target_url: e.target_url,
+        http_status: e.last_http_status,
+        latency_ms: e.last_latency_ms ?? 0,
+        error: e.last_error,
+        response_excerpt: e.last_response_excerpt,
+      });
+      byEvent.set(e.id, list);
     }
     return events.map((e) => ({
       id: e.id,

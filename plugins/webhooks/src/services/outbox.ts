@@ -7,14 +7,13 @@ import {
   type OutboundEvent,
   type Sql,
   type OutboundEventSink,
-  type JobQueue,
   type Notifications,
   type ProjectKind,
 } from '@gw/kernel';
 import type { ProjectService } from '@gw/plugin-tenancy/contract';
 import type { WebhookEnvelope as ContractEnvelope } from '@gw/webhook-verify';
 import type { Knex } from 'knex';
-import { DELIVER_JOB, type DeliverJobData, type LoggedEventType } from '../delivery-status.js';
+import { DUE_CHANNEL, type LoggedEventType } from '../delivery-status.js';
 import { STREAM_CHANNEL } from './event-stream.js';
 
 /**
@@ -40,13 +39,14 @@ export interface OutboxEntry {
 }
 
 /**
- * The transactional outbox. Every event row and its first delivery job are inserted in the
- * caller's transaction (one statement each for a whole batch), so an event exists exactly when
- * the change it announces committed, and a committed event always has a job that delivers it.
- * Events without any target are written as `skipped` and get no job.
+ * The transactional outbox. Every event row is inserted in the caller's transaction (one
+ * statement for a whole batch), so an event exists exactly when the change it announces
+ * committed. A row with a target is written due (`retrying`, `next_attempt_at` its creation): the
+ * row is its own delivery job, which the delivery workers claim (ADR 0013), woken by the
+ * `webhooks.due` notification sent at commit. Events without any target are written as `skipped`.
  */
 export class WebhookOutbox implements OutboundEventSink {
-  constructor(private readonly deps: { jobs: JobQueue; tenancyProjects: ProjectService; notifications: Notifications }) {}
+  constructor(private readonly deps: { tenancyProjects: ProjectService; notifications: Notifications }) {}
 
   async emit(trx: Knex.Transaction, events: readonly OutboundEvent[]): Promise<string[]> {
     // The projects' default targets are read while the rows are built (the caller's earlier
@@ -86,8 +86,8 @@ export class WebhookOutbox implements OutboundEventSink {
   }
 
   /**
-   * Inserts `entries` and the delivery jobs of those that are new and have a target. An id that
-   * already exists (a deterministic event id emitted again) is left as it is, without a new job.
+   * Inserts `entries` (those with a target due at once). An id that already exists (a
+   * deterministic event id emitted again) is left as it is.
    * Returns the ids actually inserted.
    */
   async write(trx: Knex.Transaction, entries: readonly OutboxEntry[]): Promise<Set<string>> {
@@ -116,10 +116,9 @@ export class WebhookOutbox implements OutboundEventSink {
           returning id`,
     );
     const fresh = new Set(inserted.map((row) => row.id));
-    const jobs = entries
-      .filter((entry) => entry.targetUrl && fresh.has(entry.id))
-      .map((entry) => ({ data: { eventId: entry.id, attempt: 1, projectId: entry.projectId } satisfies DeliverJobData }));
-    await this.deps.jobs.insertInTransaction(trx, DELIVER_JOB, jobs);
+    // Wakes the delivery workers at commit (the targets the insert resolved are not returned: a
+    // skipped event wakes them for nothing, which costs one empty claim).
+    if (fresh.size > 0) await this.deps.notifications.notify(trx, DUE_CHANNEL, '');
     // Wakes the event streams (gateway listen) of these projects on every instance, at commit
     // (protocol deliveries are not in the stream).
     for (const projectId of new Set(entries.filter((entry) => fresh.has(entry.id) && !entry.signer).map((entry) => entry.projectId))) {
