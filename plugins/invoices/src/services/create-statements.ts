@@ -72,7 +72,7 @@ export function insertInvoicesSql(rows: readonly InvoiceRow[]): Sql {
 export function batchWriteSql(rows: readonly InvoiceRow[], take: (from: Sql) => Sql, audit: AuditLog, audits: readonly AuditEntry[]): Sql {
   return sql`with ins as (${insertInvoicesSql(rows)}),
              taken as (${take(sql`select pool_address_id, id from ins`)}),
-             audited as (${audit.recordManySql(audits, { onlyTargetsIn: sql`select 'invoice:' || id from ins` })})
+             audited as (${audit.recordManySql(audits, { onlyTargetsIn: sql`select 'invoice:' || id from ins` })}),
              counted as (select (select count(*) from ins) as inserted, (select count(*) from taken) as taken)
              select (select coalesce(json_agg(json_build_array(id, metadata)), '[]') from ins) as inserted, c.taken::int as taken,
                     -- A failing cast is SQL's way to raise: the message names the mismatch.
