@@ -40,7 +40,7 @@ async function sentDuring<T>(fn: () => Promise<T>): Promise<{ result: T | unknow
   }
 }
 
-test.serial('a transaction pipelines: begin travels with the first statement, the last statement with its commit (ADR 0013)', async (t) => {
+test.serial('a transaction pipelines: begin travels with the first statement, the last statement with its commit (ADR 0014)', async (t) => {
   const { result, sent } = await sentDuring(() =>
     sqlTransaction(db, async (tx) => {
       const [first] = await tx.query<{ n: number }>(sql`insert into probe_tx (n) select 1 from pg_sleep(0.05) returning n`);

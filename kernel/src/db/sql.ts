@@ -235,7 +235,7 @@ export async function sqlQuery<R = Record<string, unknown>>(db: Knex | Knex.Tran
  * transaction's length, so `begin` travels with the first statement, statements started without
  * awaiting each other travel together, and {@link SqlTransactionRunner.queryAndCommit} sends the
  * last statement with the `commit`. A transaction of two statements then waits on two round
- * trips instead of four (docs/adr/0013-pipelined-create-transaction.md).
+ * trips instead of four (docs/adr/0014-pipelined-create-transaction.md).
  */
 export async function sqlTransaction<T>(db: Knex, work: (runner: SqlTransactionRunner) => Promise<T>): Promise<T> {
   const connection = (await db.client.acquireConnection()) as PgConnection & { __knex__disposed?: unknown };

@@ -105,7 +105,7 @@ test('parallel creates of different invoices are batched: fresh addresses first,
 
 // Serial: ava runs it before the others of this file, so the statements counted are its own.
 test.serial(
-  'fresh creates of one batch commit through its two statements, none one by one (the write statement travels with its commit, ADR 0013)',
+  'fresh creates of one batch commit through its two statements, none one by one (the write statement travels with its commit, ADR 0014)',
   async (t) => {
     const operatorId = (await gw.kernel.cradle.tenancyOperators.create('pipelined', CLI_ACTOR)).id;
     const p = await projectWithPools(gw, operatorId, ['ada']);

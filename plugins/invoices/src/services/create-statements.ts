@@ -67,7 +67,7 @@ export function insertInvoicesSql(rows: readonly InvoiceRow[]): Sql {
  * those really inserted. Returns `[id, metadata]` of each inserted invoice and how many rows were
  * taken. It fails, so its transaction rolls back, when it took fewer pool rows than it inserted
  * invoices (a row another transaction allocated meanwhile): the statement travels with the
- * transaction's `commit` (ADR 0013), so the process cannot check that before committing.
+ * transaction's `commit` (ADR 0014), so the process cannot check that before committing.
  */
 export function batchWriteSql(rows: readonly InvoiceRow[], take: (from: Sql) => Sql, audit: AuditLog, audits: readonly AuditEntry[]): Sql {
   return sql`with ins as (${insertInvoicesSql(rows)}),
