@@ -140,6 +140,39 @@ async function sampleCpu(db: pg.Client, serverPid: number): Promise<CpuSample | 
     return undefined;
   }
 }
+/**
+ * `BENCH_WAIT_EVENTS=1`: samples the side's PostgreSQL backends (`pg_stat_activity`) every 5 ms
+ * during the measured load; `stop` returns how many backends were, on average, in each
+ * (state, wait event type, wait event): where the database's sessions spend the run.
+ */
+function sampleWaits(databaseUrl: string): { stop(): Promise<Map<string, number>> } {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  const counts = new Map<string, number>();
+  let samples = 0;
+  let running = true;
+  const loop = (async () => {
+    await client.connect();
+    while (running) {
+      const found = await client.query<{ state: string; type: string; event: string; n: number }>(
+        `select coalesce(state, '-') as state, coalesce(wait_event_type, 'running') as type, coalesce(wait_event, '-') as event, count(*)::int as n
+           from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid() and backend_type = 'client backend' group by 1, 2, 3`,
+      );
+      samples += 1;
+      for (const row of found.rows)
+        counts.set(`${row.state} | ${row.type} | ${row.event}`, (counts.get(`${row.state} | ${row.type} | ${row.event}`) ?? 0) + row.n);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    await client.end();
+  })();
+  return {
+    async stop() {
+      running = false;
+      await loop;
+      return new Map([...counts].map(([key, n]) => [key, n / Math.max(1, samples)]));
+    },
+  };
+}
+
 function cpuPerRequest(before: CpuSample, after: CpuSample, requests: number): Row['cpu'] {
   let postgres = 0;
   for (const [pid, ms] of after.postgres) postgres += ms - (before.postgres.get(pid) ?? 0);
@@ -175,9 +208,15 @@ for (let round = 1; round <= rounds; round += 1) {
       await db.connect();
       try {
         await load(target, warmup);
+        const waits = process.env['BENCH_WAIT_EVENTS'] ? sampleWaits(databaseUrl) : undefined;
         const before = await sampleCpu(db, child.pid!);
         const result = await load(target, seconds);
         const after = await sampleCpu(db, child.pid!);
+        if (waits) {
+          const average = [...(await waits.stop())].sort((a, b) => b[1] - a[1]);
+          console.error(`${side} round ${round}, backends by state | wait event type | wait event (mean over the load):`);
+          for (const [key, n] of average) if (n >= 0.005) console.error(`${n.toFixed(2).padStart(8)}  ${key}`);
+        }
         const sorted = [...result.latenciesMs].sort((a, b) => a - b);
         const cpu = before && after ? cpuPerRequest(before, after, result.requests) : undefined;
         rows.push({

@@ -126,14 +126,40 @@ export function packedTexts(texts: readonly string[]): { readonly at: number[]; 
   return { at, bytes, text: (from, length) => sql`convert_from(substring(${blob}::bytea from ${from} + 1 for ${length}), 'UTF8')` };
 }
 
+/**
+ * A one-row relation that lets the transaction of the statement joining it commit without waiting
+ * for its WAL to reach the disk (`synchronous_commit = off` for that transaction alone):
+ * `insert into t select ... from x cross join ${sqlCommitWithoutFlushWait} as no_flush_wait`.
+ * Others see the rows at once, as usual; a PostgreSQL crash may lose the last fraction of a second
+ * of such commits (`wal_writer_delay` times three at most), never anything committed before them.
+ * Only for rows whose loss is harmless (a counter, a copy of what another row records for good).
+ */
+export const sqlCommitWithoutFlushWait: Sql = sql`(select set_config('synchronous_commit', 'off', true))`;
+
 /** A pg connection as knex's pool hands it out (node-postgres `Client`). */
 interface PgConnection {
-  query(config: { text: string; values?: unknown[]; name?: string }): Promise<{ rows: unknown[]; rowCount: number | null }>;
+  query(config: { text: string; values?: unknown[]; name?: string }): Promise<{ rows: unknown[]; rowCount: number | null; command?: string }>;
+  /**
+   * node-postgres 8.21+: while true, a query is written at once, behind those still running, and
+   * answered in order (each with its own Sync). Read by the client at every send.
+   */
+  pipeline?: boolean;
 }
 
 /** Runs statements on one connection: inside {@link sqlTransaction}, or alone on the pool. */
 export interface SqlRunner {
   query<R = Record<string, unknown>>(statement: Sql): Promise<R[]>;
+}
+
+/** The runner of {@link sqlTransaction}. */
+export interface SqlTransactionRunner extends SqlRunner {
+  /**
+   * The transaction's last statement, written together with its `commit` (one round trip for
+   * both). Resolves once both are answered: the rows when the transaction committed; throws when
+   * the statement failed (the `commit` then ended the transaction as a rollback) or the commit
+   * did. Nothing may be sent on the runner after it.
+   */
+  queryAndCommit<R = Record<string, unknown>>(statement: Sql): Promise<R[]>;
 }
 
 // Prepared-statement names by statement text; a handful of texts exist (one per call site).
@@ -159,7 +185,8 @@ async function run<R>(db: Knex | Knex.Transaction, connection: PgConnection, sta
   // knex's `query` and `query-response` events, so statement counters and timers
   // (BENCH_COUNT_QUERIES) see these statements too.
   const query = { sql: text, bindings: values, method: 'raw', __knexQueryUid: `sql-${++querySequence}` };
-  const before = lastOnConnection.get(connection);
+  // A pipelined connection writes the statement at once behind the ones still running.
+  const before = connection.pipeline === true ? undefined : lastOnConnection.get(connection);
   const send = () => {
     db.client.emit('query', query);
     return connection.query({ name: nameOf(text), text, values });
@@ -203,24 +230,64 @@ export async function sqlQuery<R = Record<string, unknown>>(db: Knex | Knex.Tran
  * Runs `work` in one transaction on one pooled connection of `db`: `begin`, the statements,
  * `commit`; `rollback` when `work` throws (and the error is rethrown). The same PostgreSQL
  * transaction semantics as `db.transaction`, without the query builder on the path.
+ *
+ * Round trips: on a node-postgres client that pipelines (8.21+) the connection pipelines for the
+ * transaction's length, so `begin` travels with the first statement, statements started without
+ * awaiting each other travel together, and {@link SqlTransactionRunner.queryAndCommit} sends the
+ * last statement with the `commit`. A transaction of two statements then waits on two round
+ * trips instead of four (docs/adr/0014-pipelined-create-transaction.md).
  */
-export async function sqlTransaction<T>(db: Knex, work: (runner: SqlRunner) => Promise<T>): Promise<T> {
+export async function sqlTransaction<T>(db: Knex, work: (runner: SqlTransactionRunner) => Promise<T>): Promise<T> {
   const connection = (await db.client.acquireConnection()) as PgConnection & { __knex__disposed?: unknown };
-  const runner: SqlRunner = { query: (statement) => run(db, connection, statement) };
+  const pipelines = typeof connection.pipeline === 'boolean';
+  let commit: Promise<{ command?: string }> | undefined;
+  const runner: SqlTransactionRunner = {
+    query: (statement) => {
+      if (commit) throw new Error('sqlTransaction: a statement after queryAndCommit');
+      return run(db, connection, statement);
+    },
+    async queryAndCommit<R>(statement: Sql) {
+      if (commit) throw new Error('sqlTransaction: queryAndCommit twice');
+      const rows = run<R>(db, connection, statement);
+      if (!pipelines) await rows.catch(() => undefined);
+      commit = connection.query({ text: 'commit' });
+      // Settled below; a failure of the statement is the one reported.
+      commit.catch(() => undefined);
+      const result = await rows;
+      const ended = await commit;
+      if (ended.command !== 'COMMIT') throw new Error(`sqlTransaction: the commit ended as ${String(ended.command)}`);
+      return result;
+    },
+  };
   try {
-    await connection.query({ text: 'begin' });
+    if (pipelines) connection.pipeline = true;
+    const begun = connection.query({ text: 'begin' });
+    if (pipelines) begun.catch(() => undefined);
+    else await begun;
     const result = await work(runner);
-    await connection.query({ text: 'commit' });
+    await begun;
+    if (commit) await commit;
+    else await connection.query({ text: 'commit' });
     return result;
   } catch (error) {
-    try {
-      await connection.query({ text: 'rollback' });
-    } catch (rollbackError) {
-      // The connection is unusable; knex's pool must not hand it out again.
-      connection.__knex__disposed = rollbackError;
+    // A commit already sent has ended the transaction either way (a failed statement makes it a rollback).
+    const ended = commit
+      ? await commit.then(
+          () => true,
+          () => false,
+        )
+      : false;
+    if (!ended) {
+      try {
+        await connection.query({ text: 'rollback' });
+      } catch (rollbackError) {
+        // The connection is unusable; knex's pool must not hand it out again.
+        connection.__knex__disposed = rollbackError;
+      }
     }
     throw error;
   } finally {
+    if (pipelines) connection.pipeline = false;
     await db.client.releaseConnection(connection);
   }
 }

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import type { AppError } from '@gw/chain-api';
 import { coreErrors } from '../errors/core-errors.js';
-import { sql, sqlQuery } from '../db/sql.js';
+import { sql, sqlCommitWithoutFlushWait, sqlQuery } from '../db/sql.js';
 
 export interface RateLimitRule {
   /** Counter key, e.g. `invoices.create:project:<id>` or `mcp_tool_per_token:pat:<id>`. */
@@ -23,7 +23,9 @@ export interface RateLimitResult {
 /**
  * Fixed-window counters in PostgreSQL, the windows cut on the database clock, so a limit holds
  * across every gateway instance whatever its own clock says. One upsert per check; expired
- * windows are swept by the `kernel.rate-limit-sweep` job.
+ * windows are swept by the `kernel.rate-limit-sweep` job. A check does not wait for its WAL flush
+ * (`sqlCommitWithoutFlushWait`): every instance sees the count at once, and a PostgreSQL crash
+ * can lose no more than the hits of its last fraction of a second.
  */
 export interface RateLimiter {
   /** Counts one hit and reports whether it was within the limit. */
@@ -72,7 +74,7 @@ export function createRateLimiter(db: Knex): RateLimiter {
                    with ordinality as t(key, hits, window_seconds, n)
           )
           insert into kernel_rate_limit_counters (key, window_start, count, expires_at)
-          select key, window_start, hits, to_timestamp(window_start + window_seconds) from t order by n
+          select key, window_start, hits, to_timestamp(window_start + window_seconds) from t cross join ${sqlCommitWithoutFlushWait} as no_flush_wait order by n
           on conflict (key, window_start) do update set count = kernel_rate_limit_counters.count + excluded.count
           returning key, count, greatest(1, floor(extract(epoch from expires_at) - floor(extract(epoch from now()))))::int as retry_after`,
     );

@@ -102,3 +102,33 @@ test('parallel creates of different invoices are batched: fresh addresses first,
   // batches than creates would mean no batching.
   t.true(batches >= 1 && batches <= 3, `${N} creates in ${batches} rate-limit statements`);
 });
+
+// Serial: ava runs it before the others of this file, so the statements counted are its own.
+test.serial(
+  'fresh creates of one batch commit through its two statements, none one by one (the write statement travels with its commit, ADR 0014)',
+  async (t) => {
+    const operatorId = (await gw.kernel.cradle.tenancyOperators.create('pipelined', CLI_ACTOR)).id;
+    const p = await projectWithPools(gw, operatorId, ['ada']);
+    const { db } = gw.kernel.cradle;
+    const principal = (await gw.kernel.cradle.tenancyProjects.principal(p.projectId))!;
+    const shapes: string[] = [];
+    const capture = (query: { sql: string }) => shapes.push(query.sql.replace(/\s+/g, ' ').trim().slice(0, 60));
+    // As many as the pool has free rows: more would take the pool's one-by-one rules on purpose.
+    const free = Number((await db('address_pool_addresses').where({ project_id: p.projectId, state: 'available' }).count('* as n'))[0]!.n);
+    const N = Math.min(8, free);
+    t.true(N >= 2, `a pool of ${free} free rows`);
+    db.on('query', capture);
+    const results = await Promise.all(
+      Array.from({ length: N }, (_, i) =>
+        gw.kernel.cradle.invoicesCreator.create(principal, { external_id: `piped-${i}`, amount_crypto: '1', coin: 'ada' }, CLI_ACTOR),
+      ),
+    ).finally(() => db.off('query', capture));
+    t.true(results.every((r) => r.created));
+    t.is(new Set(results.map((r) => r.invoice.address)).size, N, 'distinct addresses');
+    // A batch that failed as a whole would have created them one by one, each under its own lock statement.
+    t.is(shapes.filter((s) => s.startsWith('select pg_advisory_xact_lock(hashtextextended(')).length, 0, JSON.stringify(shapes));
+    t.true(shapes.some((s) => s.startsWith('with ins as (insert into invoices_invoices')));
+    t.is(Number((await db('address_pool_addresses').where({ project_id: p.projectId }).sum('active_allocations as n'))[0]!.n), N);
+    t.is(Number((await db('kernel_audit_log').where({ project_id: p.projectId, action: 'invoice.create' }).count('* as n'))[0]!.n), N);
+  },
+);

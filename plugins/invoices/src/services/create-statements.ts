@@ -65,13 +65,19 @@ export function insertInvoicesSql(rows: readonly InvoiceRow[]): Sql {
  * Statement (2) of a batch: the invoices inserted, exactly the pool rows they use taken (`take`,
  * the address pool's fragment over `select pool_address_id, id from ins`), and the audit rows of
  * those really inserted. Returns `[id, metadata]` of each inserted invoice and how many rows were
- * taken.
+ * taken. It fails, so its transaction rolls back, when it took fewer pool rows than it inserted
+ * invoices (a row another transaction allocated meanwhile): the statement travels with the
+ * transaction's `commit` (ADR 0014), so the process cannot check that before committing.
  */
 export function batchWriteSql(rows: readonly InvoiceRow[], take: (from: Sql) => Sql, audit: AuditLog, audits: readonly AuditEntry[]): Sql {
   return sql`with ins as (${insertInvoicesSql(rows)}),
              taken as (${take(sql`select pool_address_id, id from ins`)}),
-             audited as (${audit.recordManySql(audits, { onlyTargetsIn: sql`select 'invoice:' || id from ins` })})
-             select (select coalesce(json_agg(json_build_array(id, metadata)), '[]') from ins) as inserted, (select count(*) from taken)::int as taken`;
+             audited as (${audit.recordManySql(audits, { onlyTargetsIn: sql`select 'invoice:' || id from ins` })}),
+             counted as (select (select count(*) from ins) as inserted, (select count(*) from taken) as taken)
+             select (select coalesce(json_agg(json_build_array(id, metadata)), '[]') from ins) as inserted, c.taken::int as taken,
+                    -- A failing cast is SQL's way to raise: the message names the mismatch.
+                    case when c.taken <> c.inserted then ('invoice batch took ' || c.taken || ' pool rows for ' || c.inserted || ' invoices')::int end as mismatch
+               from counted c`;
 }
 
 /**

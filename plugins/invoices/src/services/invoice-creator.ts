@@ -14,7 +14,7 @@ import {
   type RateLimiter,
   type Settled,
   sql,
-  type SqlRunner,
+  type SqlTransactionRunner,
   sqlTransaction,
 } from '@gw/kernel';
 import { addressPoolErrors, type AddressPoolService, type Allocation, type FreshPickGroup } from '@gw/plugin-address-pool/contract';
@@ -204,7 +204,7 @@ export class InvoiceCreator {
 
   /** The transaction of a batch's first creates of each key: two statements (see `createBatch`). */
   private async createFirst(
-    tx: SqlRunner,
+    tx: SqlTransactionRunner,
     items: readonly CreateRequest[],
     first: readonly number[],
     prepared: ReadonlyMap<number, Prepared>,
@@ -278,7 +278,8 @@ export class InvoiceCreator {
     const taken = pools.map(() => 0);
     if (creating.length > 0) {
       const rows = creating.map(({ i, plan, allocation }) => invoiceRow(items[i]!, plan, allocation));
-      const [written] = await tx.query<{ inserted: [string, Record<string, unknown> | null][]; taken: number }>(
+      // The transaction's last statement: sent with its commit.
+      const [written] = await tx.queryAndCommit<{ inserted: [string, Record<string, unknown> | null][]; taken: number }>(
         batchWriteSql(
           rows,
           (from) => this.deps.addressPoolService.takeSql(from),
@@ -286,8 +287,6 @@ export class InvoiceCreator {
           creating.map(({ i, allocation }, n) => createAudit(items[i]!, rows[n]!, allocation)),
         ),
       );
-      if (written!.taken !== written!.inserted.length)
-        throw new Error(`invoice batch took ${written!.taken} pool rows for ${written!.inserted.length} invoices`);
       const inserted = new Map(written!.inserted);
       creating.forEach(({ i }, n) => {
         const row = rows[n]!;

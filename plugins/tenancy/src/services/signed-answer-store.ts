@@ -1,5 +1,15 @@
 import { createHash } from 'node:crypto';
-import { coreErrors, createBatcher, jsonRecords, sql, sqlQuery, SIGNATURE_WINDOW_SECONDS, type AnswerReplay, type RecordedAnswer } from '@gw/kernel';
+import {
+  coreErrors,
+  createBatcher,
+  jsonRecords,
+  sql,
+  sqlCommitWithoutFlushWait,
+  sqlQuery,
+  SIGNATURE_WINDOW_SECONDS,
+  type AnswerReplay,
+  type RecordedAnswer,
+} from '@gw/kernel';
 import type { Knex } from 'knex';
 
 /**
@@ -97,7 +107,10 @@ export class SignedAnswerStore {
 
   /**
    * `record`: copies run (the route is idempotent by design, or a read); the first answer recorded
-   * is the one every copy sends. One statement on the way out, none on the way in.
+   * is the one every copy sends. One statement on the way out, none on the way in, and that one
+   * does not wait for its WAL flush (`sqlCommitWithoutFlushWait`): a copy after a PostgreSQL crash
+   * that lost the answer runs the route again, which the route makes harmless (docs/decisions.md,
+   * "Issue 42: creates").
    */
   record(request: SignedRequestKey): AnswerReplay {
     const key = keyOf(request);
@@ -158,6 +171,7 @@ export class SignedAnswerStore {
       sql`insert into tenancy_signed_answers (project_id, request_hash, expires_at, status, headers, body)
           select r.project_id, r.request_hash, to_timestamp(r.ts + ${SIGNED_ANSWER_RETENTION_SECONDS}), r.status, r.headers::jsonb, decode(r.body, 'base64')
             from ${jsonRecords(records)} as r(project_id text, request_hash text, ts bigint, status smallint, headers text, body text)
+                 cross join ${sqlCommitWithoutFlushWait} as no_flush_wait
           on conflict (project_id, request_hash) do nothing
           returning project_id, request_hash`,
     );
