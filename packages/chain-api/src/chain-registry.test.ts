@@ -183,3 +183,42 @@ test("chains.testNetworks puts the chosen test network first (token contracts fo
     message: 'chains.testNetworks.zzz: no chain "zzz" in this build; it has ddd',
   });
 });
+
+test('payment references: the definition needs maxAddressIndex 0, and the adapter newPaymentReference exactly when declared', (t) => {
+  const referenced = (maxAddressIndex: number | undefined, hasReference: boolean): ChainModule => {
+    const base = chain('rrr', [coin('rrr')]);
+    const definition: ChainDefinition = {
+      ...base.definition,
+      ...(maxAddressIndex === undefined ? {} : { maxAddressIndex }),
+      capabilities: { ...base.definition.capabilities, paymentReferences: true },
+    };
+    const createAdapter = (deps: ChainAdapterDeps, def: ChainDefinition) => {
+      const adapter = base.createAdapter(deps, def);
+      return hasReference ? { ...adapter, newPaymentReference: () => 'r' } : adapter;
+    };
+    return { definition, createAdapter };
+  };
+  t.throws(() => createChainRegistry([referenced(undefined, true)], logger), {
+    message: 'chain rrr: capabilities.paymentReferences needs maxAddressIndex 0 (the wallet key is the one recipient address)',
+  });
+  t.throws(() => createChainRegistry([referenced(0, false)], logger), {
+    message: 'chain rrr: capabilities.paymentReferences is true but the adapter has no newPaymentReference',
+  });
+  t.deepEqual(createChainRegistry([referenced(0, true)], logger).chainIds(), ['rrr']);
+  const stray = chain('sss', [coin('sss')], {
+    createAdapter: (_deps, def) => ({ definition: def, generateAccountKey: () => 'k', newPaymentReference: () => 'r' }) as unknown as ChainAdapter,
+  });
+  t.throws(() => createChainRegistry([stray], logger), {
+    message: 'chain sss: capabilities.paymentReferences is false but the adapter has newPaymentReference',
+  });
+});
+
+test('pendingTimeoutSeconds must be a positive integer', (t) => {
+  const base = chain('ttt', [coin('ttt')]);
+  for (const pendingTimeoutSeconds of [0, -5, 1.5]) {
+    t.throws(() => createChainRegistry([{ ...base, definition: { ...base.definition, pendingTimeoutSeconds } }], logger), {
+      message: 'chain ttt: pendingTimeoutSeconds must be a positive integer',
+    });
+  }
+  t.deepEqual(createChainRegistry([{ ...base, definition: { ...base.definition, pendingTimeoutSeconds: 90 } }], logger).chainIds(), ['ttt']);
+});

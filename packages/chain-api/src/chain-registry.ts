@@ -106,7 +106,8 @@ export function enabledChainModules(modules: readonly ChainModule[], enabled: re
  * Start-up stops with a message naming the key or the chain for: an unknown or repeated id in
  * `chains.enabled`; an inconsistent definition (a coin without a price asset, two coins with one
  * id, in one chain or across chains); one price asset given different provider ids by two coins;
- * an adapter whose `generateAccountKey` disagrees with `capabilities.sandboxKeyGeneration`, or whose
+ * an adapter whose `generateAccountKey` disagrees with `capabilities.sandboxKeyGeneration`, whose
+ * `newPaymentReference` disagrees with `capabilities.paymentReferences`, or whose
  * `createTreasury` disagrees with `capabilities.treasury`; and a
  * configured test token contract for a coin no enabled chain carries, a native coin, a network
  * that is not the test network testnet projects use, or an address the chain does not accept; and a
@@ -126,6 +127,11 @@ export function createChainRegistry(modules: readonly ChainModule[], logger: Log
     if (definition.capabilities.sandboxKeyGeneration !== (typeof adapter.generateAccountKey === 'function')) {
       throw new Error(
         `chain ${definition.id}: capabilities.sandboxKeyGeneration is ${definition.capabilities.sandboxKeyGeneration} but the adapter ${adapter.generateAccountKey ? 'has' : 'has no'} generateAccountKey`,
+      );
+    }
+    if ((definition.capabilities.paymentReferences ?? false) !== (typeof adapter.newPaymentReference === 'function')) {
+      throw new Error(
+        `chain ${definition.id}: capabilities.paymentReferences is ${definition.capabilities.paymentReferences ?? false} but the adapter ${adapter.newPaymentReference ? 'has' : 'has no'} newPaymentReference`,
       );
     }
     if ((definition.capabilities.treasury ?? false) !== (typeof adapter.createTreasury === 'function')) {

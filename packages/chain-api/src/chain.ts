@@ -106,6 +106,18 @@ export interface ChainCapabilities {
    * deposit addresses are accounts that need gas (and, on TRON, activation) to move what they hold.
    */
   readonly accountTreasury?: boolean;
+  /**
+   * One recipient address, a fresh reference per invoice (Solana Pay; issue 43), for chains whose
+   * keys cannot derive addresses from a public key (ed25519 with hardened-only derivation). The
+   * wallet key is the recipient address itself: `parseAccountKey` takes an address and
+   * `deriveAddress(key, 0)` gives it back, so the definition's `maxAddressIndex` is 0 and the
+   * address pool holds one row per wallet, which every invoice shares without being an overlay. The
+   * adapter implements `newPaymentReference`; `paymentUri` puts `input.reference` in the URI; the
+   * watcher reports the references each transfer carries (`ObservedTransfer.references`), and
+   * matching picks the invoice by reference (docs/adding-a-chain.md, "Chains without public-key
+   * derivation"). Absent or false: addresses are derived, one per invoice.
+   */
+  readonly paymentReferences?: boolean;
 }
 
 /** Plain data describing a chain: no behaviour, no I/O. */
@@ -151,6 +163,14 @@ export interface ChainDefinition {
    * interval follows it (`pollIntervalOf`). Absent: 5.
    */
   readonly blockTimeSeconds?: number;
+  /**
+   * How long a transfer the watcher reported outside a final block (`ChainWatcher.mempool`) may stay
+   * there before the watchers drop it (its invoice hears `payment_dropped`, goes back to pending and
+   * may expire), in seconds: the chain's own bound, where it has one (Solana: a confirmed
+   * transaction whose blockhash expired without being finalized never will be). The watchers use the
+   * smaller of this and config `plugins.watchers.mempoolTimeoutSeconds`. Absent: the config's alone.
+   */
+  readonly pendingTimeoutSeconds?: number;
 }
 
 /** Input to `paymentUri`. */
@@ -165,6 +185,14 @@ export interface PaymentUriInput {
   readonly memo?: string;
   /** Label/message for BIP21-style URIs. */
   readonly label?: string;
+  /** A message for the payer's wallet to show, where the URI has one apart from the label (Solana Pay `message`). */
+  readonly message?: string;
+  /**
+   * The invoice's payment reference (chains with `capabilities.paymentReferences`: a value of
+   * `newPaymentReference`), which the URI carries so that the payer's wallet adds it to the
+   * transaction (Solana Pay `reference`). Absent on other chains.
+   */
+  readonly reference?: string;
 }
 
 /** Input to `verifyOwnership`. */
@@ -257,6 +285,15 @@ export interface ChainAdapter {
   generateAccountKey?(network: NetworkKind): string;
 
   /**
+   * Present exactly when `definition.capabilities.paymentReferences` is true. A fresh payment
+   * reference for one invoice, in the chain's text form (Solana: the base58 public key of a fresh
+   * ed25519 key pair whose private half is discarded): random, at least 128 bits, so no two
+   * invoices ever share one; valid as an address of the chain (`isValidAddress` on both network
+   * kinds), since the watcher looks payments up by it. No I/O.
+   */
+  newPaymentReference?(): string;
+
+  /**
    * Builds the watcher of one network: reads blocks and transfers of the chain's coins through
    * `options.providers` (see `watch/`). The watchers plugin schedules one scanner per enabled chain
    * and network.
@@ -308,7 +345,8 @@ export function defineChain(module: ChainModule): ChainModule {
  * Throws an Error naming the chain (and coin) when a definition is inconsistent: a malformed chain
  * or coin id, a coin twice, a coin without a price asset, decimals or paymentDecimals out of range, a contract on a
  * network the chain does not have, a token without a contract or sandbox contract on the default
- * testnet, a public provider without a distinct name, an operator, a URL, a limit or its source.
+ * testnet, payment references without `maxAddressIndex` 0, a pendingTimeoutSeconds that is no
+ * positive integer, a public provider without a distinct name, an operator, a URL, a limit or its source.
  */
 export function checkChainDefinition(definition: ChainDefinition): void {
   if (typeof definition.id !== 'string' || !CHAIN_ID_PATTERN.test(definition.id)) {
@@ -352,6 +390,12 @@ export function checkChainDefinition(definition: ChainDefinition): void {
   }
   for (const id of Object.keys(definition.dustFloorUnits ?? {})) {
     if (!seen.has(id)) throw new Error(`chain ${definition.id}: dustFloorUnits names unknown coin ${id}`);
+  }
+  if (definition.capabilities.paymentReferences && definition.maxAddressIndex !== 0) {
+    throw new Error(`chain ${definition.id}: capabilities.paymentReferences needs maxAddressIndex 0 (the wallet key is the one recipient address)`);
+  }
+  if (definition.pendingTimeoutSeconds !== undefined && !(Number.isInteger(definition.pendingTimeoutSeconds) && definition.pendingTimeoutSeconds > 0)) {
+    throw new Error(`chain ${definition.id}: pendingTimeoutSeconds must be a positive integer`);
   }
   if (!Number.isInteger(definition.defaultConfirmations) || definition.defaultConfirmations < 0) {
     throw new Error(`chain ${definition.id}: defaultConfirmations must be a non-negative integer`);
@@ -428,6 +472,11 @@ export function blockTimeSkewOf(definition: ChainDefinition): number {
  */
 export function dustFloorOf(definition: ChainDefinition, coin: string): bigint {
   return definition.dustFloorUnits[coin] ?? 0n;
+}
+
+/** Whether invoices of the chain pay one recipient and are told apart by references (`capabilities.paymentReferences`). */
+export function usesPaymentReferences(definition: ChainDefinition): boolean {
+  return definition.capabilities.paymentReferences === true;
 }
 
 /** Highest receive index of a chain: its declared limit, else the BIP32 non-hardened 2^31 - 1. */

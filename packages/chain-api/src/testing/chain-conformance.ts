@@ -1,13 +1,17 @@
 import type { TestFn } from 'ava';
 import { pino } from 'pino';
-import { checkChainDefinition, type ChainAdapter, type ChainModule, type PaymentUriInput } from '../chain.js';
+import { checkChainDefinition, usesPaymentReferences, type ChainAdapter, type ChainModule, type PaymentUriInput } from '../chain.js';
 import type { NetworkKind } from '../network.js';
 import { createChainRegistry, type ChainRegistryOptions } from '../chain-registry.js';
 import { isAppError } from '../errors/app-error.js';
 import { fromBaseUnits, toBaseUnits } from '../units/index.js';
 import { ProviderPool } from '../watch/index.js';
 
-/** Published derivation vectors of one network kind: an account key and addresses derived from it. */
+/**
+ * Published derivation vectors of one network kind: an account key and addresses derived from it.
+ * A chain with payment references gives its recipient address as `key` and that same address at
+ * index 0 as its one derived address.
+ */
 export interface DerivationVectors {
   /** The account-level key as a wallet exports it. */
   readonly key: string;
@@ -77,7 +81,8 @@ export function configuredAdapter(module: ChainModule, options: Omit<ChainRegist
  * unparseable signature is `validation_error`; so does an address signature (a payer's wallet
  * signing for receive address 0), and not for another message or address; keys of the other
  * network kind are refused where keys encode it; sandbox key generation, where declared, yields
- * keys that parse and derive.
+ * keys that parse and derive; with payment references, the key is the one recipient address (nothing
+ * derives beyond index 0), references are fresh valid addresses and payment URIs carry them.
  */
 export function chainConformance(test: TestFn, chain: ChainConformance): void {
   const { definition } = chain.module;
@@ -91,6 +96,7 @@ export function chainConformance(test: TestFn, chain: ChainConformance): void {
     t.is(definition.coins.filter((coin) => !coin.contracts).length, 1, 'exactly one native coin');
     t.is(typeof adapter.createWatcher, 'function');
     t.is(typeof adapter.generateAccountKey === 'function', definition.capabilities.sandboxKeyGeneration);
+    t.is(typeof adapter.newPaymentReference === 'function', usesPaymentReferences(definition));
   });
 
   for (const network of KINDS) {
@@ -144,7 +150,8 @@ export function chainConformance(test: TestFn, chain: ChainConformance): void {
     test(`${id} conformance: ${network} address signature made the way the chain's wallets sign`, async (t) => {
       const key = adapter.parseAccountKey(chain.proofKeys?.[network] ?? vectors.key, network);
       const address = adapter.deriveAddress(key, 0).address;
-      const other = adapter.deriveAddress(key, 1).address;
+      // A chain with payment references derives nothing beyond index 0; a reference is an address of a key nobody holds.
+      const other = usesPaymentReferences(definition) ? adapter.newPaymentReference!() : adapter.deriveAddress(key, 1).address;
       const message = `Refund 01J9ZK3Q8T of invoice ${id}-${network}: pay to ${address}`;
       const signature = await (chain.signForAddress ?? chain.sign)(message, network);
       t.true(await adapter.verifyAddressSignature({ address, network, message, signature }));
@@ -183,6 +190,37 @@ export function chainConformance(test: TestFn, chain: ChainConformance): void {
       'validation_error',
     );
   });
+
+  if (usesPaymentReferences(definition)) {
+    // Issue 43: one recipient, a fresh reference per invoice.
+    test(`${id} conformance: the wallet key is the one recipient address, and nothing derives beyond it`, (t) => {
+      t.is(definition.maxAddressIndex, 0);
+      for (const network of KINDS) {
+        const key = adapter.parseAccountKey(chain.vectors[network].key, network);
+        const recipient = adapter.deriveAddress(key, 0);
+        t.true(adapter.isValidAddress(recipient.address, network), network);
+        t.is(adapter.parseAccountKey(recipient.address, network).canonical, key.canonical, `${network}: the recipient address is the key`);
+        t.is(
+          codeOf(() => adapter.deriveAddress(key, 1)),
+          'validation_error',
+        );
+      }
+    });
+
+    test(`${id} conformance: payment references are fresh, valid addresses, and the payment URI carries them`, (t) => {
+      const references = Array.from({ length: 100 }, () => adapter.newPaymentReference!());
+      t.is(new Set(references).size, references.length, 'no reference twice');
+      for (const reference of references.slice(0, 10)) {
+        for (const network of KINDS) t.true(adapter.isValidAddress(reference, network), `${network}: ${reference}`);
+      }
+      const withReference = chain.paymentUris.filter(({ input }) => input.reference !== undefined);
+      t.true(withReference.length > 0, 'a payment URI vector with a reference');
+      for (const { input, uri } of withReference) t.true(uri.includes(input.reference!), uri);
+      const [first] = chain.paymentUris;
+      const fresh = adapter.newPaymentReference!();
+      t.true(adapter.paymentUri({ ...first!.input, reference: fresh }).includes(fresh));
+    });
+  }
 
   if (typeof adapter.createAccountTreasury === 'function') {
     // Issue 37: every account treasury builds payouts, and refuses a payout of the wrong shape before it reads the chain.

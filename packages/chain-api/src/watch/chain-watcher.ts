@@ -11,6 +11,14 @@ export interface WatchedAddresses {
   filter(addresses: readonly string[]): Promise<Set<string>>;
   /** Pool addresses that currently expect a payment (allocated to a waiting invoice, or in cooldown). */
   active(): Promise<string[]>;
+  /**
+   * Chains with `capabilities.paymentReferences`: the payment references of the network's invoices
+   * that expect a payment (waiting, or ended less than the pool's cooldown ago, so a late payment is
+   * found), for watchers that look payments up by reference (Solana `getSignaturesForAddress` on
+   * each). In the mempool step, like `active()`, a window rotating from pass to pass. Absent on
+   * other chains.
+   */
+  references?(): Promise<string[]>;
 }
 
 /**
@@ -45,6 +53,18 @@ export interface ChainWatcher {
   mempool?(watched: WatchedAddresses): Promise<ObservedTransfer[]>;
   /** Largest range one `scan` call should cover (provider limits, e.g. `eth_getLogs` ranges). */
   readonly maxBlocksPerScan: number;
+  /**
+   * What `scan` returns for a range. `every` (the default): one block per height, each naming its
+   * parent's hash, so the scanner checks the chain of hashes and finds reorganisations. `touched`:
+   * only the heights holding a transfer to a watched account, in ascending order, each with its own
+   * hash (its `parentHash` may be empty), for watchers that read account histories instead of
+   * blocks (Solana `getSignaturesForAddress`) and whose `head().height` is final (Solana's
+   * `finalized` slot): nothing at or below it is ever reorganised, so the scanner keeps no chain of
+   * hashes and looks for no reorganisation. What is not yet final such a watcher reports through
+   * `mempool` (Solana `confirmed`), where an unfinalized transfer that vanishes is dropped after the
+   * chain's `pendingTimeoutSeconds`.
+   */
+  readonly coverage?: 'every' | 'touched';
   /**
    * The provider `kind`s this watcher reads, for chains with more than one API (BTC: `esplora`,
    * `bitcoin-core`). A watcher without it takes no `kind`: the registry refuses one at start-up.

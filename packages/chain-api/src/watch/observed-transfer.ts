@@ -34,6 +34,14 @@ export interface ObservedTransfer {
   readonly observedAt: Date;
   /** Text comment carried with the payment (TON), matched against an invoice's `payment_token`. */
   readonly memo?: string;
+  /**
+   * Chains with `capabilities.paymentReferences`: the references the transfer carries (Solana Pay:
+   * the accounts the payer's wallet appended to the transfer instruction), in their order there,
+   * each in the form `newPaymentReference` gives. Matching picks the invoice whose
+   * `payment_reference` is one of them. Absent or empty: the transfer carries none (an exchange
+   * withdrawal), and only an exact, unique amount can match it.
+   */
+  readonly references?: readonly string[];
 }
 
 /** A scanned block: its identity, for reorg detection, and the transfers it holds. */
