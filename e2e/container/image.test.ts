@@ -8,7 +8,7 @@ import { CLI_ACTOR, isConfigEnvName, loadConfig } from '@gw/kernel';
 import { createTestDatabase, signedFetch, startTestKernel, type TestDatabase } from '@gw/kernel/testing';
 import { chains, plugins } from '@gw/app-gateway';
 import { baseEnv, projectWithPools, ROOT } from '@gw/testing';
-import { BUILDAH, DEBOOTSTRAP, baseImage, buildahEnv, pnpmStoreDir, run } from './buildah.js';
+import { BUILDAH, DEBOOTSTRAP, baseImage, buildahEnv, imageExists, pnpmStoreDir, run } from './buildah.js';
 
 // The container image (deploy/container/Containerfile) built for real with Debian's buildah on a
 // Debian base made by debootstrap plus the project's own Node, then run with
@@ -62,7 +62,8 @@ test.after.always(async () => {
 });
 
 test.serial('the Containerfile builds with buildah on a debootstrap base and the project’s Node', async (t) => {
-  t.timeout(600_000);
+  // A fresh machine debootstraps and builds everything: minutes, more on a loaded machine.
+  t.timeout(1_200_000);
   for (const tool of [BUILDAH, DEBOOTSTRAP]) t.true(existsSync(tool), `${tool} is missing (Debian packages buildah, debootstrap; .ci/run installs them)`);
   const started = performance.now();
   const base = await baseImage();
@@ -71,6 +72,9 @@ test.serial('the Containerfile builds with buildah on a debootstrap base and the
   // build trusts the host's bundle besides Node's roots (the Containerfile's NODE_EXTRA_CA_CERTS).
   const hostCa = process.env['NODE_EXTRA_CA_CERTS'] ?? '/etc/ssl/certs/ca-certificates.crt';
   const ca = existsSync(hostCa) ? ['--volume', `${hostCa}:/run/gw-host-ca.crt:ro`, '--build-arg', 'NODE_EXTRA_CA_CERTS=/run/gw-host-ca.crt'] : [];
+  // The previous run's image goes first: without --layers a rebuild shares nothing with it, and a
+  // name moved to the new image would leave the old one behind unnamed, one per run.
+  if (await imageExists(IMAGE)) await run(BUILDAH, ['rmi', '--force', IMAGE]);
   const buildStarted = performance.now();
   await run(BUILDAH, [
     'bud',
