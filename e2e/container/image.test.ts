@@ -144,21 +144,18 @@ function runInImage(container: string, env: Record<string, string>, command: rea
   return { child, output: () => text, exited, startedAt, kill };
 }
 
-/** The process `pid` started, and theirs (from /proc). */
-function descendants(pid: number): number[] {
-  const children: number[] = [];
-  for (const task of readdirSync(`/proc/${pid}/task`, { withFileTypes: true })) {
-    const text = readFileSync(`/proc/${pid}/task/${task.name}/children`, 'utf8').trim();
-    if (text) children.push(...text.split(' ').map(Number));
+/** The processes whose environment holds `marker` (from /proc): what `buildah run` started with it. */
+function processesWith(marker: string): number[] {
+  const pids: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (readFileSync(`/proc/${entry}/environ`, 'latin1').split('\0').includes(marker)) pids.push(Number(entry));
+    } catch {
+      // Gone, or not ours to read.
+    }
   }
-  return children.flatMap((child) => [child, ...safeDescendants(child)]);
-}
-function safeDescendants(pid: number): number[] {
-  try {
-    return descendants(pid);
-  } catch {
-    return [];
-  }
+  return pids;
 }
 
 test.serial('inside the image: migrations on a fresh database, the gateway’s /healthz and a signed call, a clean stop on SIGTERM', async (t) => {
@@ -220,7 +217,12 @@ test.serial('inside the image: migrations on a fresh database, the gateway’s /
 
   // The gateway: the image's entry point with its default command, on a port of this machine's
   // (host network; loopback only for the test).
-  const gateway = runInImage(container, { ...env, PORT: '0', HOST: '127.0.0.1' }, ['/app/deploy/container/entrypoint.sh', 'gateway']);
+  const marker = `GW_CONTAINER_TEST=${process.pid}-${Date.now()}`;
+  const [markerName, markerValue] = marker.split('=') as [string, string];
+  const gateway = runInImage(container, { ...env, PORT: '0', HOST: '127.0.0.1', [markerName]: markerValue }, [
+    '/app/deploy/container/entrypoint.sh',
+    'gateway',
+  ]);
   t.teardown(() => gateway.kill());
   let url: string | undefined;
   for (let i = 0; i < 1200 && !url; i++) {
@@ -258,7 +260,10 @@ test.serial('inside the image: migrations on a fresh database, the gateway’s /
 
   // A clean stop: SIGTERM to the gateway's process, as a container runtime sends it to PID 1
   // (the entry point exec'd Node, so Node is that process).
-  const node = descendants(gateway.child.pid!).find((pid) => readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === 'node');
+  // The Node process with the marker in its environment (buildah gives it to what it runs).
+  const nodes = processesWith(marker).filter((pid) => readFileSync(`/proc/${pid}/cmdline`, 'latin1').split('\0')[0] === 'node');
+  t.is(nodes.length, 1, JSON.stringify(nodes));
+  const node = nodes[0];
   t.truthy(node, 'the gateway runs as node inside buildah run');
   process.kill(node!, 'SIGTERM');
   t.is(await gateway.exited, 0, gateway.output());
