@@ -15,7 +15,7 @@
  *   to the bundle), so files read from disk beside the source (the checkout page's assets, the
  *   Swagger UI package found from the kernel) resolve as they do when run from source.
  *
- *   node --import tsx scripts/build.ts
+ *   node --import tsx scripts/build.ts [app …]      (all apps when none is named)
  *
  * Source maps are written beside each bundle; the start scripts run Node with
  * --enable-source-maps so a stack trace names the TypeScript file and line.
@@ -122,6 +122,12 @@ export async function buildApps(options: { apps?: readonly App[]; outRoot?: stri
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   const started = performance.now();
-  const outputs = await buildApps();
+  const named = process.argv.slice(2);
+  const unknown = named.filter((app) => !(APPS as readonly string[]).includes(app));
+  if (unknown.length > 0) {
+    process.stderr.write(`Unknown app ${unknown.join(', ')}: the apps are ${APPS.join(', ')}\n`);
+    process.exit(1);
+  }
+  const outputs = await buildApps(named.length > 0 ? { apps: named as App[] } : {});
   process.stdout.write(`Built ${outputs.map((o) => relative(ROOT, o)).join(', ')} in ${Math.round(performance.now() - started)} ms\n`);
 }
