@@ -5,6 +5,7 @@
  * plugin stay in that plugin, behind its `./testing` export.
  */
 export * from './chains.js';
+export * from './reference-chain.js';
 export * from './projects.js';
 export * from './signers.js';
 export * from './receiver.js';

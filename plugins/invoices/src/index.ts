@@ -13,6 +13,7 @@ import { m0004PaymentRate } from '../migrations/0004_payment_rate.js';
 import { m0005PaidIndex } from '../migrations/0005_paid_index.js';
 import { m0006UnderpaymentTolerance } from '../migrations/0006_underpayment_tolerance.js';
 import { m0007FiatPrice } from '../migrations/0007_fiat_price.js';
+import { m0008PaymentReference } from '../migrations/0008_payment_reference.js';
 import { invoicesCommands } from './cli.js';
 import { InvoicesConfigSchema } from './config.js';
 import { invoicesErrors } from './errors.js';
@@ -40,7 +41,16 @@ export const invoicesPlugin = definePlugin({
   exports: INVOICES_EXPORTS,
   config: InvoicesConfigSchema,
   errors: [invoicesErrors],
-  migrations: [m0001Invoices, m0002Lifecycle, m0003Checkout, m0004PaymentRate, m0005PaidIndex, m0006UnderpaymentTolerance, m0007FiatPrice],
+  migrations: [
+    m0001Invoices,
+    m0002Lifecycle,
+    m0003Checkout,
+    m0004PaymentRate,
+    m0005PaidIndex,
+    m0006UnderpaymentTolerance,
+    m0007FiatPrice,
+    m0008PaymentReference,
+  ],
   register: ({ config }) => ({
     invoicesConfig: serviceValue(config),
     invoicesTransitions: service(['metrics'], ({ metrics }) => createTransitionCounter(metrics.registry)),

@@ -157,6 +157,12 @@ export const InvoiceSchema = Type.Object(
         'USD per 1 unit of price_currency when the invoice was created (amount_usd = price_amount × price_rate, rounded to cents); null without a price.',
     }),
     payment_token: Type.Union([Type.String({ pattern: '^[0-9a-f]{8}([0-9a-f]{8})?$' }), Type.Null()]),
+    payment_reference: Type.Optional(
+      Type.Union([Type.String({ minLength: 1, maxLength: 128 }), Type.Null()], {
+        description:
+          "On a chain where every invoice pays the merchant's one address (Solana), the invoice's own reference, which payment_uri asks the payer's wallet to add to the transaction (Solana Pay reference) and which picks the invoice a payment pays; null on other chains. Addition to spec 2.1 (issue 43).",
+      }),
+    ),
     payment_uri: Type.String(),
     callback_url: Type.Union([Type.String(), Type.Null()]),
     checkout_url: Type.String({

@@ -26,7 +26,8 @@ async function locked(cradle: Cradle, trx: Knex.Transaction, projectId: string, 
 }
 
 /**
- * A payment at the invoice's address (its payment token as memo, so it reaches this invoice):
+ * A payment at the invoice's address (its payment token as memo, and on a chain with payment
+ * references its reference, so it reaches this invoice):
  * `amountUnits` defaults to what is still due (the whole amount for a pending invoice).
  */
 export async function payInvoice(
@@ -55,6 +56,7 @@ export async function payInvoice(
           blockHeight: confirmations > 0 ? 1n : null,
           blockHash: null,
           memo: state.invoice.payment_token,
+          ...(state.invoice.payment_reference ? { references: [state.invoice.payment_reference] } : {}),
           firstSeenAt: new Date(),
           blockTime: null,
         },

@@ -56,7 +56,7 @@ export const watchersPlugin = definePlugin({
     }),
     watchersProviderUsage: service(['watchersBudget'], ({ watchersBudget }): ProviderUsageReads => watchersBudget),
     watchersRegistry: service(
-      ['chains', 'watchersConfig', 'watchersMetrics', 'addressPoolService', 'tenancyProjects', 'db', 'watchersBudget'],
+      ['chains', 'watchersConfig', 'watchersMetrics', 'addressPoolService', 'tenancyProjects', 'db', 'watchersBudget', 'invoicesLifecycle'],
       (deps) => new WatcherRegistry(deps),
     ),
     watchersMatcher: service(['invoicesLifecycle'], (deps) => new PaymentMatcher(deps)),

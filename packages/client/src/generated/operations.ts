@@ -722,6 +722,8 @@ type GetInvoices200ItemsItem = {
   /** USD per 1 unit of price_currency when the invoice was created (amount_usd = price_amount × price_rate, rounded to cents); null without a price. */
   price_rate: string | null;
   payment_token: string | null;
+  /** On a chain where every invoice pays the merchant's one address (Solana), the invoice's own reference, which payment_uri asks the payer's wallet to add to the transaction (Solana Pay reference) and which picks the invoice a payment pays; null on other chains. Addition to spec 2.1 (issue 43). */
+  payment_reference?: string | null;
   payment_uri: string;
   callback_url: string | null;
   /** The hosted checkout page of this invoice, {base_url}/checkout/{random token}: send the payer there. Addition to spec 2.1 (issue 21). */

@@ -6,6 +6,7 @@ import {
   type JobQueue,
   maxAddressIndexOf,
   sql,
+  usesPaymentReferences,
   type Sql,
   sqlQuery,
   sqlRelation,
@@ -166,6 +167,7 @@ export class AddressPoolService {
    */
   async allocate(trx: Knex.Transaction, input: { projectId: string; chain: ChainId; invoiceRef: string }): Promise<Allocation> {
     const wallet = await this.deps.walletsWallets.requireVerifiedWallet(input.projectId, input.chain, trx);
+    if (usesPaymentReferences(this.deps.chains.get(wallet.chain).definition)) return this.allocateRecipient(trx, wallet, input.invoiceRef);
     const onlyActivated = this.deps.chains.get(wallet.chain).definition.capabilities.requiresActivation;
     const config = this.deps.addressPoolConfig;
 
@@ -210,6 +212,22 @@ export class AddressPoolService {
     }
     const row = await this.take(trx, shared, input.invoiceRef);
     return this.result(row, true);
+  }
+
+  /**
+   * The one recipient of a chain with payment references (issue 43): the binding's row 0 (derived
+   * here when the replenisher has not yet), shared by every invoice and never an overlay (each
+   * invoice has its own reference), whatever `overlay` says. It is taken by the first invoice and
+   * never released (`releaseMany` leaves it allocated): the merchant's address always expects
+   * payments, so the watchers always watch it. Later invoices only read it: no row lock, no write,
+   * so a project's invoices are not serialised on its one address.
+   */
+  private async allocateRecipient(trx: Knex.Transaction, wallet: VerifiedWallet, invoiceRef: string): Promise<Allocation> {
+    const held = await PoolAddress.query(trx).findOne({ wallet_id: wallet.id, derivation_index: 0 });
+    if (held?.state === 'allocated') return this.result(held, false);
+    const row = held ?? (await this.growOnRequest(trx, wallet, false));
+    if (!row) throw addressPoolErrors.pool_exhausted({ details: { chain: wallet.chain, overlay: false } });
+    return this.result(await this.take(trx, row, invoiceRef), false);
   }
 
   /**
@@ -337,10 +355,13 @@ export class AddressPoolService {
 
   /**
    * `release` of many allocations in one statement (an id given n times gives back n allocations
-   * of a shared address). Rows that are not allocated, or no longer exist, are left alone.
+   * of a shared address). Rows that are not allocated, or no longer exist, are left alone, and so is
+   * the recipient of a chain with payment references (see `allocateRecipient`).
    */
   async releaseMany(trx: Knex.Transaction, addressIds: readonly string[]): Promise<void> {
     if (addressIds.length === 0) return;
+    // The one recipient of a chain with payment references stays allocated: it expects payments for good.
+    const recipients = this.deps.chains.chainIds().filter((chain) => usesPaymentReferences(this.deps.chains.get(chain).definition));
     await sqlQuery(
       trx,
       sql`update address_pool_addresses p
@@ -349,7 +370,7 @@ export class AddressPoolService {
                  cooldown_until = case when p.active_allocations - r.n > 0 then p.cooldown_until else now() + make_interval(secs => ${this.deps.addressPoolConfig.cooldownSeconds}::int) end,
                  released_at = case when p.active_allocations - r.n > 0 then p.released_at else now() end
             from (select id, count(*)::int as n from unnest(${[...addressIds]}::text[]) as id group by id) r
-           where p.id = r.id and p.state = 'allocated'`,
+           where p.id = r.id and p.state = 'allocated' and p.chain <> all(${recipients}::text[])`,
     );
   }
 
@@ -398,6 +419,15 @@ export class AddressPoolService {
         },
       ]),
     );
+  }
+
+  /**
+   * How long an address released after an invoice still expects payments (`cooldownSeconds`): the
+   * watchers keep looking payments up by an ended invoice's reference that long (issue 43), as they
+   * keep watching a released address through its cooldown.
+   */
+  get cooldownSeconds(): number {
+    return this.deps.addressPoolConfig.cooldownSeconds;
   }
 
   /** Addresses of `chain` that expect payments: allocated to an invoice or in cooldown after one. */

@@ -1,4 +1,15 @@
-import { type Actor, blockTimeSkewOf, type ChainId, dustFloorOf, type ChainRegistry, type CoinId, groupBy, sql, sqlQuery } from '@gw/kernel';
+import {
+  type Actor,
+  blockTimeSkewOf,
+  type ChainId,
+  dustFloorOf,
+  type ChainRegistry,
+  type CoinId,
+  groupBy,
+  sql,
+  sqlQuery,
+  usesPaymentReferences,
+} from '@gw/kernel';
 import type { Knex } from 'knex';
 import { invoicesErrors } from '../errors.js';
 import type { InvoiceStatus } from '../invoice-status.js';
@@ -17,8 +28,8 @@ import {
   type TransferKey,
 } from './invoice-state.js';
 import { candidateKeyOf, type LifecycleStore } from './lifecycle-store.js';
-import { matchPayment, type MatchCandidate, type MatchDecision } from './payment-matching.js';
-import { CANCELLABLE_STATUSES, EXPIRING_STATUSES, SETTLEABLE_STATUSES } from './status-traits.js';
+import { matchPayment, matchReferencedPayment, type MatchCandidate, type MatchDecision } from './payment-matching.js';
+import { CANCELLABLE_STATUSES, EXPIRING_STATUSES, SETTLEABLE_STATUSES, WAITING_STATUSES } from './status-traits.js';
 
 /** A receipt at a pool address, as a watcher (or the sandbox) reports it. */
 export interface ObservedPayment extends ReceiptFields {
@@ -28,6 +39,11 @@ export interface ObservedPayment extends ReceiptFields {
   readonly address: string;
   /** Comment carried with the payment (TON), matched against `payment_token`; the sandbox sets it to pick its invoice. */
   readonly memo?: string | undefined;
+  /**
+   * Chains with payment references (issue 43): the references the transfer carries, matched against
+   * `payment_reference`; the sandbox gives its invoice's to pick it.
+   */
+  readonly references?: readonly string[] | undefined;
   /** When this gateway first saw the receipt (its own clock: mempool sight, or the scan that found its block). */
   readonly firstSeenAt: Date;
   /** The timestamp of its block (null in the mempool); matching allows for the chain's clock skew. */
@@ -117,6 +133,22 @@ export class InvoiceLifecycle {
   }
 
   /**
+   * The payment references of `chain`'s invoices of projects `projectIds` that a payment may still
+   * come for (issue 43; the watchers look payments up by them): invoices waiting for money, and
+   * those that ended less than `endedWithinSeconds` ago (a late payment is found, and heard, too).
+   */
+  async watchedReferences(chain: ChainId, projectIds: readonly string[], endedWithinSeconds: number): Promise<string[]> {
+    if (projectIds.length === 0) return [];
+    const rows = await sqlQuery<{ payment_reference: string }>(
+      this.deps.db,
+      sql`select payment_reference from invoices_invoices
+           where chain = ${chain} and payment_reference is not null and project_id = any(${[...new Set(projectIds)]}::text[])
+             and (status = any(${WAITING_STATUSES}::text[]) or updated_at > now() - make_interval(secs => ${endedWithinSeconds}::int))`,
+    );
+    return rows.map((r) => r.payment_reference);
+  }
+
+  /**
    * Matches each receipt to an invoice (see payment-matching.ts) and applies `payment_seen` (then
    * `payment_confirmed` for a receipt already in a block, and `payment_dropped` for what it
    * replaces). Receipts are handled in order; a later one sees what an earlier one changed.
@@ -143,11 +175,10 @@ export class InvoiceLifecycle {
     // A working copy the pass holds already is the invoice as it stands (its row is not written yet).
     const held = (state: InvoiceState) => pass?.pending.get(state.invoice.id) ?? state;
     for (const [chain, list] of byChain) {
-      const found = await this.deps.invoicesLifecycleStore.candidates(
-        trx,
-        chain,
-        list.filter((p) => !p.invoiceId),
-      );
+      const unknown = list.filter((p) => !p.invoiceId);
+      const found = usesPaymentReferences(this.deps.chains.get(chain).definition)
+        ? await this.deps.invoicesLifecycleStore.referenceCandidates(trx, chain, unknown)
+        : await this.deps.invoicesLifecycleStore.candidates(trx, chain, unknown);
       for (const [id, state] of found.states) states.set(id, held(state));
       for (const [key, candidates] of found.byKey) byKey.set(key, candidates.map(held));
     }
@@ -156,23 +187,28 @@ export class InvoiceLifecycle {
     const now = new Date();
     const outcomes: PaymentOutcome[] = [];
     const skewMs = new Map([...byChain.keys()].map((chain) => [chain, blockTimeSkewOf(this.deps.chains.get(chain).definition) * 1000]));
+    const referenced = new Set([...byChain.keys()].filter((chain) => usesPaymentReferences(this.deps.chains.get(chain).definition)));
     for (const payment of payments) {
       const candidates = byKey.get(candidateKeyOf(payment)) ?? [];
+      const match = referenced.has(payment.chain) ? matchReferencedPayment : matchPayment;
       const decision: MatchDecision = payment.invoiceId
         ? states.has(payment.invoiceId)
           ? { kind: states.get(payment.invoiceId)!.status === 'expired' ? 'late' : 'invoice', invoiceId: payment.invoiceId }
           : { kind: 'orphan' }
-        : matchPayment(
+        : match(
             candidates.map((s): MatchCandidate => ({
               id: s.invoice.id,
               status: s.status,
               amountUnits: s.invoice.amount_units,
               paymentToken: s.invoice.payment_token,
               createdAt: s.invoice.created_at,
+              paymentReference: s.invoice.payment_reference ?? null,
+              matchingMode: s.invoice.matching_mode,
             })),
             {
               amountUnits: payment.amountUnits,
               memo: payment.memo,
+              references: payment.references,
               firstSeenAt: payment.firstSeenAt,
               blockTime: payment.blockTime,
               blockTimeSkewMs: skewMs.get(payment.chain)!,

@@ -121,6 +121,47 @@ export class LifecycleStore {
     return { byKey, states };
   }
 
+  /**
+   * The invoices receipts on a chain with payment references may concern (issue 43), keyed like
+   * `candidates` by (project, recipient, coin): those whose `payment_reference` a receipt carries
+   * (waiting, reverted and expired ones), and the pending `exact` invoices at its recipient and coin
+   * whose amount equals its (at most 50 per amount, newest first: `matchReferencedPayment` decides).
+   * Both lookups are indexed (migration 0008), so a merchant address shared by any number of open
+   * invoices costs a receipt a few index reads.
+   */
+  async referenceCandidates(
+    trx: Knex.Transaction,
+    chain: ChainId,
+    receipts: readonly (CandidateKey & { readonly amountUnits: bigint; readonly references?: readonly string[] | undefined })[],
+  ): Promise<{ byKey: Map<string, InvoiceState[]>; states: Map<string, InvoiceState> }> {
+    if (receipts.length === 0) return { byKey: new Map(), states: new Map() };
+    const references = [...new Set(receipts.flatMap((r) => r.references ?? []))];
+    const amounts = [...new Map(receipts.map((r) => [`${candidateKeyOf(r)}|${r.amountUnits}`, r])).values()];
+    const found = await sqlQuery<{ id: string }>(
+      trx,
+      sql`select i.id from invoices_invoices i
+           where i.chain = ${chain} and i.payment_reference = any(${references}::text[]) and i.status = any(${MATCH_CANDIDATE_STATUSES}::text[])
+          union
+          select id from (
+            select i.id, row_number() over (partition by i.project_id, i.address, i.coin, i.amount_units order by i.id desc) as n
+              from invoices_invoices i
+             where i.chain = ${chain} and i.status = 'pending' and i.matching_mode = 'exact' and i.payment_reference is not null
+               and (i.project_id, i.address, i.coin, i.amount_units) in (
+                 select * from unnest(${amounts.map((k) => k.projectId)}::text[], ${amounts.map((k) => k.address)}::text[],
+                                      ${amounts.map((k) => k.coin)}::text[], ${amounts.map((k) => k.amountUnits.toString())}::numeric[]))
+          ) c where n <= ${CANDIDATES_PER_KEY}`,
+    );
+    const states = await this.load(
+      trx,
+      found.map((r) => r.id),
+    );
+    const newestFirst = [...states.values()].sort((a, b) => (a.invoice.id < b.invoice.id ? 1 : -1));
+    const byKey = groupBy(newestFirst, (state) =>
+      candidateKeyOf({ projectId: state.invoice.project_id, address: state.invoice.address, coin: state.invoice.coin }),
+    );
+    return { byKey, states };
+  }
+
   /** The view of a working copy as it stands. */
   view(state: InvoiceState, status: InvoiceStatus = state.status, transfers: readonly TransferState[] = state.transfers): InvoiceView {
     return viewOf(state, status, transfers, this.deps.chains, this.deps.invoicesCheckoutLinks);

@@ -127,6 +127,8 @@ export class OrphanAttribution {
       price_amount: null,
       price_rate: null,
       payment_token: randomHex(8),
+      // Already paid: nothing will be looked up by a reference.
+      payment_reference: null,
       payment_uri: adapter.paymentUri({
         coin: input.coin,
         network: networkKindOf(input.projectKind),

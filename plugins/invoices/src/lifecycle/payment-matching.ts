@@ -15,6 +15,9 @@ import { TAKING_STATUSES } from './status-traits.js';
  *    `ambiguous` (the receipt waits in the orphan inbox).
  * 3. No invoice takes payments but the newest one there expired: a late payment of that invoice.
  * 4. Otherwise an orphan.
+ *
+ * On a chain with payment references (one recipient for every invoice, issue 43) the address tells
+ * nothing; `matchReferencedPayment` decides instead.
  */
 
 /** What matching needs of a candidate invoice. */
@@ -24,6 +27,10 @@ export interface MatchCandidate {
   readonly amountUnits: bigint;
   readonly paymentToken: string;
   readonly createdAt: Date;
+  /** Its payment reference (chains with payment references). */
+  readonly paymentReference?: string | null;
+  /** Its matching mode (read on chains with payment references, where only `exact` invoices are matched by amount). */
+  readonly matchingMode?: 'exact' | 'at_least' | 'any';
 }
 
 /** What matching needs of a receipt. */
@@ -36,6 +43,8 @@ export interface MatchReceipt {
   readonly blockTime: Date | null;
   /** How far that timestamp may lag (ms). */
   readonly blockTimeSkewMs: number;
+  /** The references the transfer carries (chains with payment references). */
+  readonly references?: readonly string[] | undefined;
 }
 
 export type MatchDecision =
@@ -46,8 +55,7 @@ export type MatchDecision =
 
 /** `candidates` newest first (as the candidate lookup returns them). */
 export function matchPayment(candidates: readonly MatchCandidate[], receipt: MatchReceipt): MatchDecision {
-  const existedBy = Math.min(receipt.firstSeenAt.getTime(), receipt.blockTime === null ? Infinity : receipt.blockTime.getTime() + receipt.blockTimeSkewMs);
-  const eligible = candidates.filter((c) => c.createdAt.getTime() <= existedBy);
+  const eligible = existedBefore(candidates, receipt);
   const taking = eligible.filter((c) => TAKING_STATUSES.includes(c.status));
   const memo = receipt.memo?.trim().toLowerCase();
   if (memo) {
@@ -63,5 +71,43 @@ export function matchPayment(candidates: readonly MatchCandidate[], receipt: Mat
   }
   const expired = eligible.find((c) => c.status === 'expired');
   if (expired) return { kind: 'late', invoiceId: expired.id };
+  return { kind: 'orphan' };
+}
+
+/** The candidates created before the receipt first existed (rule 1). */
+function existedBefore(candidates: readonly MatchCandidate[], receipt: MatchReceipt): MatchCandidate[] {
+  const existedBy = Math.min(receipt.firstSeenAt.getTime(), receipt.blockTime === null ? Infinity : receipt.blockTime.getTime() + receipt.blockTimeSkewMs);
+  return candidates.filter((c) => c.createdAt.getTime() <= existedBy);
+}
+
+/**
+ * Which invoice a receipt pays on a chain with payment references (issue 43; docs/decisions.md,
+ * "Issue 43"), where every invoice of a project pays the one recipient address and the reference
+ * tells them apart. `candidates` (newest first) are the invoices of the receipt's project, recipient
+ * and coin whose `payment_reference` is one of the receipt's references, and the pending `exact`
+ * ones whose amount equals the receipt's.
+ * 1. Only invoices created before the receipt first existed (as `matchPayment`).
+ * 2. An invoice whose reference the receipt carries: it takes the receipt when it takes payments;
+ *    an expired one hears a late payment; any other is no target (the receipt is an orphan). Two
+ *    such invoices taking payments (a payer who put two invoices' references in one transfer) make
+ *    the receipt `ambiguous`.
+ * 3. No reference of ours (an exchange withdrawal carries none): the one `pending` invoice in
+ *    `exact` mode whose amount equals the receipt's; several are `ambiguous`; none, an orphan. An
+ *    `at_least` or `any` invoice is paid by reference only: an amount cannot name it.
+ */
+export function matchReferencedPayment(candidates: readonly MatchCandidate[], receipt: MatchReceipt): MatchDecision {
+  const eligible = existedBefore(candidates, receipt);
+  const references = new Set(receipt.references ?? []);
+  const referenced = eligible.filter((c) => c.paymentReference != null && references.has(c.paymentReference));
+  if (referenced.length > 0) {
+    const taking = referenced.filter((c) => TAKING_STATUSES.includes(c.status));
+    if (taking.length === 1) return { kind: 'invoice', invoiceId: taking[0]!.id };
+    if (taking.length > 1) return { kind: 'ambiguous', invoiceIds: taking.map((c) => c.id) };
+    const expired = referenced.find((c) => c.status === 'expired');
+    return expired ? { kind: 'late', invoiceId: expired.id } : { kind: 'orphan' };
+  }
+  const exact = eligible.filter((c) => c.status === 'pending' && c.matchingMode === 'exact' && c.amountUnits === receipt.amountUnits);
+  if (exact.length === 1) return { kind: 'invoice', invoiceId: exact[0]!.id };
+  if (exact.length > 1) return { kind: 'ambiguous', invoiceIds: exact.map((c) => c.id) };
   return { kind: 'orphan' };
 }

@@ -43,6 +43,8 @@ export class Invoice extends Model {
   price_amount!: string | null;
   price_rate!: string | null;
   payment_token!: string;
+  /** The invoice's payment reference on a chain with payment references (issue 43: Solana Pay `reference`); null elsewhere. */
+  payment_reference!: string | null;
   payment_uri!: string;
   callback_url!: string | null;
   /** The hosted checkout page's secret path segment (unique, random). */

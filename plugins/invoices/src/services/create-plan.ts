@@ -171,6 +171,8 @@ export function invoiceRow(item: CreateRequest, plan: CreatePlan, allocation: Al
   const { project, input, request } = item;
   const paymentToken = randomHex(8);
   const { adapter } = plan;
+  // One recipient for every invoice (issue 43): the invoice's own reference tells its payments apart.
+  const paymentReference = adapter.newPaymentReference?.() ?? null;
   return {
     id: plan.id,
     project_id: project.id,
@@ -193,7 +195,13 @@ export function invoiceRow(item: CreateRequest, plan: CreatePlan, allocation: Al
     price_amount: request.price?.amount ?? null,
     price_rate: plan.priceRate,
     payment_token: paymentToken,
-    payment_uri: invoicePaymentUri(adapter, { coin: input.coin, address: allocation.address, payment_token: paymentToken }, project.kind, plan.units),
+    payment_reference: paymentReference,
+    payment_uri: invoicePaymentUri(
+      adapter,
+      { coin: input.coin, address: allocation.address, payment_token: paymentToken, payment_reference: paymentReference },
+      project.kind,
+      plan.units,
+    ),
     callback_url: request.callbackUrl,
     checkout_token: newCheckoutToken(),
     return_url: request.returnUrl,
@@ -462,6 +470,8 @@ export interface InvoiceRow {
   readonly price_amount: string | null;
   readonly price_rate: string | null;
   readonly payment_token: string;
+  /** Chains with payment references: the invoice's fresh reference (`newPaymentReference`); null elsewhere. */
+  readonly payment_reference: string | null;
   readonly payment_uri: string;
   readonly callback_url: string | null;
   readonly checkout_token: string;

@@ -38,10 +38,10 @@ export function insertInvoicesSql(rows: readonly InvoiceRow[]): Sql {
   const column = <K extends keyof InvoiceRow>(key: K) => rows.map((row) => row[key]);
   return sql`insert into invoices_invoices (id, project_id, project_kind, external_id, request_fingerprint, coin, chain, address, pool_address_id,
                address_shared, address_released_at, derivation_path, verification_standard, amount_units, amount_crypto, amount_usd, rate_snapshot,
-               price_currency, price_amount, price_rate, payment_token, payment_uri, callback_url, checkout_token, return_url, cancel_url, metadata, matching_mode, confirmation_threshold, underpayment_tolerance, status, expires_at, created_at, updated_at)
+               price_currency, price_amount, price_rate, payment_token, payment_reference, payment_uri, callback_url, checkout_token, return_url, cancel_url, metadata, matching_mode, confirmation_threshold, underpayment_tolerance, status, expires_at, created_at, updated_at)
              select r.id, r.project_id, r.project_kind, r.external_id, r.request_fingerprint, r.coin, r.chain, r.address, r.pool_address_id,
                     r.address_shared, r.address_released_at, r.derivation_path, r.verification_standard, r.amount_units::numeric, r.amount_crypto,
-                    r.amount_usd::numeric, r.rate_snapshot::jsonb, r.price_currency, r.price_amount::numeric, r.price_rate::numeric, r.payment_token, r.payment_uri, r.callback_url, r.checkout_token, r.return_url, r.cancel_url, r.metadata::jsonb, r.matching_mode,
+                    r.amount_usd::numeric, r.rate_snapshot::jsonb, r.price_currency, r.price_amount::numeric, r.price_rate::numeric, r.payment_token, r.payment_reference, r.payment_uri, r.callback_url, r.checkout_token, r.return_url, r.cancel_url, r.metadata::jsonb, r.matching_mode,
                     r.confirmation_threshold, r.underpayment_tolerance::numeric, r.status, r.expires_at, r.created_at, r.created_at
                from unnest(${column('id')}::text[], ${column('project_id')}::text[], ${column('project_kind')}::text[], ${column('external_id')}::text[],
                            ${column('request_fingerprint')}::text[], ${column('coin')}::text[], ${column('chain')}::text[], ${column('address')}::text[],
@@ -49,13 +49,13 @@ export function insertInvoicesSql(rows: readonly InvoiceRow[]): Sql {
                            ${rows.map((row) => row.address_released_at?.toISOString() ?? null)}::timestamptz[], ${column('derivation_path')}::text[],
                            ${column('verification_standard')}::text[], ${rows.map((row) => row.amount_units.toString())}::text[], ${column('amount_crypto')}::text[], ${column('amount_usd')}::text[],
                            ${rows.map((row) => (row.rate_snapshot ? JSON.stringify(row.rate_snapshot) : null))}::text[],
-                           ${column('price_currency')}::text[], ${column('price_amount')}::text[], ${column('price_rate')}::text[], ${column('payment_token')}::text[],
+                           ${column('price_currency')}::text[], ${column('price_amount')}::text[], ${column('price_rate')}::text[], ${column('payment_token')}::text[], ${column('payment_reference')}::text[],
                            ${column('payment_uri')}::text[], ${column('callback_url')}::text[], ${column('checkout_token')}::text[], ${column('return_url')}::text[], ${column('cancel_url')}::text[], ${rows.map((row) => (row.metadata === null ? null : JSON.stringify(row.metadata)))}::text[],
                            ${column('matching_mode')}::text[], ${column('confirmation_threshold')}::int[], ${column('underpayment_tolerance')}::text[], ${column('status')}::text[],
                            ${rows.map((row) => row.expires_at.toISOString())}::timestamptz[], ${rows.map((row) => row.created_at.toISOString())}::timestamptz[])
                     as r(id, project_id, project_kind, external_id, request_fingerprint, coin, chain, address, pool_address_id, address_shared,
                          address_released_at, derivation_path, verification_standard, amount_units, amount_crypto, amount_usd, rate_snapshot,
-                         price_currency, price_amount, price_rate, payment_token,
+                         price_currency, price_amount, price_rate, payment_token, payment_reference,
                          payment_uri, callback_url, checkout_token, return_url, cancel_url, metadata, matching_mode, confirmation_threshold, underpayment_tolerance, status, expires_at, created_at)
              on conflict (project_id, external_id) do nothing
              returning id, pool_address_id, metadata`;

@@ -59,6 +59,7 @@ export function invoiceView(
     price_amount: invoice.price_amount ?? null,
     price_rate: invoice.price_rate ?? null,
     payment_token: invoice.payment_token,
+    payment_reference: invoice.payment_reference ?? null,
     payment_uri: invoice.payment_uri,
     callback_url: invoice.callback_url,
     checkout_url: links.url(invoice.checkout_token),

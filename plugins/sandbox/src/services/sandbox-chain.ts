@@ -7,7 +7,8 @@ import { sandboxErrors } from '../errors.js';
  * The sandbox's chain: payments, confirmations, reorganisations and drops of an invoice's
  * transfers, reported to the invoice lifecycle exactly as a chain watcher reports real ones (the
  * same matcher, the same counting, the same table). Payments carry the invoice's payment token as
- * their memo, so they reach the invoice a simulation names even at a shared address; confirmation
+ * their memo (and, on a chain with payment references, its reference), so they reach the invoice a
+ * simulation names even at a shared address; confirmation
  * counts are the sandbox's to give, as it has no blocks. Every method runs in the caller's
  * transaction and returns the transitions it caused.
  */
@@ -46,6 +47,8 @@ export class SandboxChain {
       blockHeight: confirmations > 0 ? (payment.blockHeight ?? null) : null,
       blockHash: null,
       memo: invoice.payment_token,
+      // One recipient for every invoice of the project (issue 43): the reference names this one.
+      ...(invoice.payment_reference ? { references: [invoice.payment_reference] } : {}),
       firstSeenAt: new Date(),
       blockTime: null,
       synthetic: true,

@@ -280,6 +280,7 @@ export class ChainScanner {
         if (target.providers && target.providers.endpoints.length > 1) target.providers.passOverMarked(await markedProviders(trx, chain, network));
 
         const head = await target.watcher.head();
+        const touched = target.watcher.coverage === 'touched';
         let height: number;
         /** The cursor a network's first pass starts from (the block before `startHeight`, or the tip). */
         let firstCursor: number | undefined;
@@ -303,7 +304,8 @@ export class ChainScanner {
             target.providers?.passOver();
             throw new ProviderError('malformed', '', `provider tip ${head.height} is below the scanned height ${height}: the provider is behind`);
           }
-          const stored = await this.storedHash(trx, chain, network, height);
+          // A watcher whose head is final (`touched` coverage) has nothing at or below the cursor to reorganise.
+          const stored = touched ? undefined : await this.storedHash(trx, chain, network, height);
           if (stored !== undefined && stored !== (await this.providerHash(target, height))) {
             reorgedTo = await this.rewind(trx, target, height, log);
             height = reorgedTo;
@@ -325,10 +327,11 @@ export class ChainScanner {
           const scanStarted = performance.now();
           const blocks = await target.watcher.scan(from, to, target.watched);
           pacing.scanned(to - from + 1, performance.now() - scanStarted);
-          let expectedParent = await this.storedHash(trx, chain, network, from - 1);
+          let expectedParent = touched ? undefined : await this.storedHash(trx, chain, network, from - 1);
           let reorged = false;
+          if (touched) checkTouchedBlocks(blocks, from, to);
           for (const block of blocks) {
-            if (expectedParent !== undefined && block.parentHash !== expectedParent) {
+            if (!touched && expectedParent !== undefined && block.parentHash !== expectedParent) {
               reorgedTo = await this.rewind(trx, target, block.height - 1, log);
               // The provider still has our block below but names another parent: it contradicts
               // itself (e.g. nodes behind a balancer). Rescanning would loop; fail and back off.
@@ -364,7 +367,8 @@ export class ChainScanner {
             from = height + 1;
             continue;
           }
-          expectShape(blocks.length === to - from + 1, `scan ${from}..${to} returned ${blocks.length} blocks`);
+          if (touched) height = to;
+          else expectShape(blocks.length === to - from + 1, `scan ${from}..${to} returned ${blocks.length} blocks`);
           from = to + 1;
           // Paced: what was read is committed now, and the next pass goes on from it.
           if (pacing.over()) break;
@@ -419,7 +423,7 @@ export class ChainScanner {
     const log = this.deps.logger.child({ component: 'watcher', chain, network });
     let dropped = 0;
     try {
-      dropped = await this.dropStaleMempool(chain, network, memory);
+      dropped = await this.dropStaleMempool(chain, network, memory, target.adapter.definition.pendingTimeoutSeconds);
       if (dropped > 0) this.deps.watchersMetrics.mempoolDropped.inc(labels, dropped);
     } catch (error) {
       this.deps.watchersMetrics.mempoolFailures.inc({ ...labels, kind: 'internal' });
@@ -460,17 +464,20 @@ export class ChainScanner {
   }
 
   /**
-   * Drops the network's unmined transfers first seen more than `mempoolTimeoutSeconds` ago (their
-   * invoices hear `payment_dropped`); returns how many. Each pass runs it; safe on any instance.
+   * Drops the network's unmined transfers first seen more than `mempoolTimeoutSeconds` ago, or the
+   * chain's `pendingTimeoutSeconds` where that is shorter (a Solana transaction confirmed on a fork
+   * that died; issue 43) (their invoices hear `payment_dropped`); returns how many. Each pass runs
+   * it; safe on any instance.
    */
-  async dropStaleMempool(chain: string, network: string, memory: PassMemory = newPass()): Promise<number> {
+  async dropStaleMempool(chain: string, network: string, memory: PassMemory = newPass(), chainTimeoutSeconds?: number): Promise<number> {
+    const timeoutSeconds = Math.min(this.deps.watchersConfig.mempoolTimeoutSeconds, chainTimeoutSeconds ?? Infinity);
     return this.deps.db.transaction(async (trx) => {
       await sqlQuery(trx, networkLock(chain, network));
       const gone = await sqlQuery<{ invoice_id: string | null; tx_hash: string; output_index: number }>(
         trx,
         sql`delete from watchers_transfers
              where chain = ${chain} and network = ${network} and status = 'mempool'
-               and received_at < now() - make_interval(secs => ${this.deps.watchersConfig.mempoolTimeoutSeconds}::int)
+               and received_at < now() - make_interval(secs => ${timeoutSeconds}::int)
          returning invoice_id, tx_hash, output_index`,
       );
       const ofInvoices = gone.filter((t): t is typeof t & { invoice_id: string } => t.invoice_id !== null);
@@ -479,7 +486,7 @@ export class ChainScanner {
         ofInvoices.map((t) => ({ invoiceId: t.invoice_id, txHash: t.tx_hash, outputIndex: t.output_index })),
         'dropped',
         WATCHER_ACTOR,
-        { reason: 'not mined within the mempool timeout', mempool_timeout_seconds: this.deps.watchersConfig.mempoolTimeoutSeconds },
+        { reason: 'not mined within the mempool timeout', mempool_timeout_seconds: timeoutSeconds },
         memory,
       );
       await this.deps.invoicesLifecycle.flush(trx, memory, WATCHER_ACTOR);
@@ -590,21 +597,30 @@ class BoundedWatched implements WatchedAddresses {
     private readonly watched: WatchedAddresses,
     private readonly window: string[],
     readonly nextOffset: number,
+    private readonly referenceWindow: string[],
   ) {}
 
   static async next(db: Knex, target: ScanTarget, size: number): Promise<BoundedWatched> {
-    const all = [...new Set(await (target.mempoolScope === 'awaiting' ? target.watched.awaiting() : target.watched.active()))].sort();
+    const addresses = [...new Set(await (target.mempoolScope === 'awaiting' ? target.watched.awaiting() : target.watched.active()))].sort();
+    // Chains with payment references (issue 43): the references rotate through the same window, after the recipients.
+    const references = [...new Set((await target.watched.references?.()) ?? [])].sort().map((r) => `${REFERENCE_MARK}${r}`);
+    const all = [...addresses, ...references];
     const [cursor] = await sqlQuery<{ mempool_offset: number | null }>(
       db,
       sql`select mempool_offset from watchers_cursors where chain = ${target.adapter.definition.id} and network = ${target.network}`,
     );
     const start = all.length === 0 ? 0 : Number(cursor?.mempool_offset ?? 0) % all.length;
     const window = all.length <= size ? all : [...all.slice(start, start + size), ...all.slice(0, Math.max(0, start + size - all.length))];
-    return new BoundedWatched(target.watched, window, all.length <= size ? 0 : (start + size) % all.length);
+    return new BoundedWatched(
+      target.watched,
+      window.filter((a) => !a.startsWith(REFERENCE_MARK)),
+      all.length <= size ? 0 : (start + size) % all.length,
+      window.filter((a) => a.startsWith(REFERENCE_MARK)).map((r) => r.slice(REFERENCE_MARK.length)),
+    );
   }
 
   get size(): number {
-    return this.window.length;
+    return this.window.length + this.referenceWindow.length;
   }
 
   filter(addresses: readonly string[]): Promise<Set<string>> {
@@ -613,6 +629,25 @@ class BoundedWatched implements WatchedAddresses {
 
   async active(): Promise<string[]> {
     return this.window;
+  }
+
+  async references(): Promise<string[]> {
+    return this.referenceWindow;
+  }
+}
+
+/** Tells a reference from an address in one rotating window (no address of any chain starts with a NUL). */
+const REFERENCE_MARK = '\u0000';
+
+/**
+ * What a `touched` scan of `from`..`to` must be (see `ChainWatcher.coverage`): blocks within the
+ * range, in strictly ascending order. Anything else is a provider's (or watcher's) malformed answer.
+ */
+function checkTouchedBlocks(blocks: readonly ScannedBlock[], from: number, to: number): void {
+  let last = from - 1;
+  for (const block of blocks) {
+    expectShape(block.height > last && block.height <= to, `scan ${from}..${to} returned block ${block.height} out of order or range`);
+    last = block.height;
   }
 }
 

@@ -64,6 +64,7 @@ export class PaymentMatcher {
         blockHeight: item.transfer.blockHeight === null ? null : BigInt(item.transfer.blockHeight),
         blockHash: item.transfer.blockHash,
         memo: item.transfer.memo,
+        references: item.transfer.references,
         firstSeenAt: row.firstSeenAt,
         blockTime: item.transfer.blockHeight === null ? null : item.transfer.observedAt,
         ...(row.invoiceId ? { invoiceId: row.invoiceId } : {}),

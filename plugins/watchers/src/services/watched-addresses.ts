@@ -1,5 +1,6 @@
-import { networkFor, WatcherLocalError, type ChainDefinition, type ProjectKind, type WatchedAddresses } from '@gw/kernel';
+import { networkFor, usesPaymentReferences, WatcherLocalError, type ChainDefinition, type ProjectKind, type WatchedAddresses } from '@gw/kernel';
 import type { AddressPoolService, PoolAddressRef } from '@gw/plugin-address-pool/contract';
+import type { InvoiceLifecycle } from '@gw/plugin-invoices/contract';
 import type { ProjectService } from '@gw/plugin-tenancy/contract';
 import type { Knex } from 'knex';
 
@@ -32,7 +33,13 @@ export class PoolWatchedAddresses implements WatchedAddresses {
   /** What `filter` looked up and found since `forget`: a pass's block recipients, read once. */
   private last: { readonly asked: Set<string>; readonly found: Map<string, WatchedAddress> } | undefined;
   constructor(
-    private readonly deps: { addressPoolService: AddressPoolService; tenancyProjects: ProjectService; db: Knex },
+    private readonly deps: {
+      addressPoolService: AddressPoolService;
+      tenancyProjects: ProjectService;
+      db: Knex;
+      /** Where the payment references come from (chains with payment references; absent: registries built by hand in unit tests). */
+      invoicesLifecycle?: Pick<InvoiceLifecycle, 'watchedReferences'>;
+    },
     private readonly definition: ChainDefinition,
     networkId: string,
   ) {
@@ -88,6 +95,21 @@ export class PoolWatchedAddresses implements WatchedAddresses {
 
   async active(): Promise<string[]> {
     return ours(() => this.expecting(() => true));
+  }
+
+  /**
+   * Chains with payment references (issue 43): the references of the invoices of the network's
+   * projects (those whose recipient the pool holds) that a payment may still come for: waiting, or
+   * ended less than the pool's cooldown ago, as a released address is watched through its cooldown.
+   */
+  async references(): Promise<string[]> {
+    return ours(async () => {
+      if (!this.kind || !usesPaymentReferences(this.definition) || !this.deps.invoicesLifecycle) return [];
+      const rows = await this.deps.addressPoolService.expectingAddresses(this.definition.id);
+      const kinds = await this.deps.tenancyProjects.kinds(rows.map((r) => r.projectId));
+      const projects = [...new Set(rows.filter((r) => kinds.get(r.projectId) === this.kind).map((r) => r.projectId))];
+      return this.deps.invoicesLifecycle.watchedReferences(this.definition.id, projects, this.deps.addressPoolService.cooldownSeconds);
+    });
   }
 
   /** The pool addresses allocated to an invoice that waits (`active` without those in cooldown after one). */

@@ -10,6 +10,7 @@ import {
   type ProviderEndpoint,
 } from '@gw/kernel';
 import type { AddressPoolService } from '@gw/plugin-address-pool/contract';
+import type { InvoiceLifecycle } from '@gw/plugin-invoices/contract';
 import type { ProjectService } from '@gw/plugin-tenancy/contract';
 import type { Knex } from 'knex';
 import type { WatchersConfig } from '../config.js';
@@ -58,6 +59,8 @@ export class WatcherRegistry {
       addressPoolService: AddressPoolService;
       tenancyProjects: ProjectService;
       db: Knex;
+      /** The payment references a network with them watches (absent: registries built by hand in unit tests). */
+      invoicesLifecycle?: Pick<InvoiceLifecycle, 'watchedReferences'>;
       /** The request budget of providers with a limit; the plugin always gives it (absent: registries built by hand in unit tests, limits not enforced). */
       watchersBudget?: ProviderBudgets;
     },
