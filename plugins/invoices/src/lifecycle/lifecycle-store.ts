@@ -110,15 +110,7 @@ export class LifecycleStore {
                and i.status = any(${MATCH_CANDIDATE_STATUSES}::text[])
           ) c where n <= ${CANDIDATES_PER_KEY}`,
     );
-    const states = await this.load(
-      trx,
-      found.map((r) => r.id),
-    );
-    const newestFirst = [...states.values()].sort((a, b) => (a.invoice.id < b.invoice.id ? 1 : -1));
-    const byKey = groupBy(newestFirst, (state) =>
-      candidateKeyOf({ projectId: state.invoice.project_id, address: state.invoice.address, coin: state.invoice.coin }),
-    );
-    return { byKey, states };
+    return this.loadByKey(trx, found);
   }
 
   /**
@@ -151,6 +143,14 @@ export class LifecycleStore {
                                       ${amounts.map((k) => k.coin)}::text[], ${amounts.map((k) => k.amountUnits.toString())}::numeric[]))
           ) c where n <= ${CANDIDATES_PER_KEY}`,
     );
+    return this.loadByKey(trx, found);
+  }
+
+  /** The working copies of `found`, and grouped by candidate key (project, address, coin), newest first. */
+  private async loadByKey(
+    trx: Knex.Transaction,
+    found: readonly { id: string }[],
+  ): Promise<{ byKey: Map<string, InvoiceState[]>; states: Map<string, InvoiceState> }> {
     const states = await this.load(
       trx,
       found.map((r) => r.id),
