@@ -109,7 +109,11 @@ test('the worker serves /healthz, /readyz with readiness details and /metrics on
   t.true(Array.isArray(ready.details.problems));
   // Same access rule as the gateway: a proxied request is refused without the token.
   t.is((await fetch(`${worker.url}/metrics`, { headers: { 'x-forwarded-for': '203.0.113.9' } })).status, 401);
-  t.regex(await scrape(worker.url), /gateway_job_queue_jobs\{queue="webhooks\.deliver",state="ready"\}/);
+  // Deliveries are claimed from the outbox (ADR 0013): their backlog is the webhooks' own gauge; the
+  // job-queue gauge covers the plugins' queues, the webhooks' redelivery among them.
+  const metrics = await scrape(worker.url);
+  t.regex(metrics, /gateway_job_queue_jobs\{queue="webhooks\.redeliver",state="ready"\}/);
+  t.regex(metrics, /^gateway_webhook_backlog \d+$/m);
 });
 
 test('every metric the alerts and the dashboard use is exported by the processes', async (t) => {
