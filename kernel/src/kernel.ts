@@ -357,6 +357,7 @@ export function createKernel(options: KernelOptions): Kernel {
         ...loaded.flatMap(({ plugin }) => (plugin.jobs ? buildDeclared(plugin.jobs, cradle, `jobs of plugin "${plugin.id}"`) : [])),
       ];
       await jobQueue!.declareQueues(jobDefinitions);
+      if (role === 'worker' || role === 'all') await jobQueue!.schedule(jobDefinitions);
       for (const { plugin } of loaded) {
         try {
           if (plugin.start) await buildDeclared(plugin.start, cradle, `start of plugin "${plugin.id}"`);

@@ -31,7 +31,14 @@ export interface JobQueueRuntime extends JobQueue {
   start(): Promise<void>;
   /** Creates (or updates) the queues of every enabled plugin. */
   declareQueues(definitions: readonly JobDefinition[]): Promise<void>;
-  /** Starts workers and schedules (worker role only). */
+  /**
+   * Writes the cron schedules (worker role only). The kernel calls it before any plugin starts, so
+   * every statement of a worker's start-up has run before its first delivery or job: a database
+   * outage after that finds the worker started, and its loops recover (a schedule written while the
+   * plugins already worked could meet the outage and fail the whole start-up).
+   */
+  schedule(definitions: readonly JobDefinition[]): Promise<void>;
+  /** Starts the workers of the queues with handlers (worker role only). */
   startWorkers(definitions: readonly JobDefinition[]): Promise<void>;
   /** Stops fetching, waits for active handlers up to `timeoutMs`, closes the pool. */
   stop(timeoutMs: number): Promise<void>;
@@ -82,6 +89,13 @@ export function createJobQueue(options: { url: string; schema: string; poolMax: 
         }
       }
     },
+    async schedule(definitions) {
+      for (const definition of definitions) {
+        if (definition.schedule) {
+          await boss.schedule(definition.name, definition.schedule.cron, definition.schedule.data ?? {}, { tz: 'UTC' });
+        }
+      }
+    },
     async startWorkers(definitions) {
       for (const definition of definitions) {
         const handler = definition.handler;
@@ -90,9 +104,6 @@ export function createJobQueue(options: { url: string; schema: string; poolMax: 
           await boss.work(definition.name, workOptions, async (jobs: Job<object>[]) => {
             await handler(jobs);
           });
-        }
-        if (definition.schedule) {
-          await boss.schedule(definition.name, definition.schedule.cron, definition.schedule.data ?? {}, { tz: 'UTC' });
         }
       }
     },
