@@ -363,33 +363,33 @@ export class DeliveryWorker {
     );
     // Without a failed attempt the statement writes the event rows only.
     const logged = updates.some((u) => u.status !== 'delivered')
-      ? `, attempts as (
+      ? sql`, attempts as (
          insert into webhooks_attempts (id, event_id, attempt, target_url, started_at, http_status, latency_ms, error, response_excerpt)
-         select u.attempt_id, u.id, u.attempt, a.target_url, ?, u.http_status, u.latency_ms, u.error, u.excerpt
+         select u.attempt_id, u.id, u.attempt, a.target_url, ${startedAt}, u.http_status, u.latency_ms, u.error, u.excerpt
            from applied a join u on u.id = a.id
           where u.attempt_id is not null
          on conflict (event_id, attempt) do nothing
        )`
-      : '';
-    const result = await db.raw<{ rows: { id: string }[] }>(
-      `with u as (
-         select * from json_to_recordset(?::json)
+      : sql``;
+    const recorded = await sqlQuery<{ id: string }>(
+      db,
+      sql`with u as (
+         select * from json_to_recordset(${rows}::json)
            as u(id text, attempt_id text, status text, attempt int, http_status int, latency_ms int, error text, excerpt text, next_at timestamptz, target_url text)
        ), applied as (
          update webhooks_events e
-            set status = u.status, attempts = u.attempt, last_attempt_at = ?, last_started_at = ?, last_http_status = u.http_status,
+            set status = u.status, attempts = u.attempt, last_attempt_at = ${now}, last_started_at = ${startedAt}, last_http_status = u.http_status,
                 last_latency_ms = u.latency_ms, last_response_excerpt = u.excerpt,
                 target_url = coalesce(u.target_url, e.target_url),
                 last_error = u.error, next_attempt_at = u.next_at,
-                delivered_at = case when u.status = 'delivered' then ?::timestamptz else e.delivered_at end, updated_at = ?
+                delivered_at = case when u.status = 'delivered' then ${now}::timestamptz else e.delivered_at end, updated_at = ${now}
            from u
           where e.id = u.id and e.attempts = u.attempt - 1 and e.status = 'retrying'
           returning e.id, e.target_url
        )${logged}
        select id from applied`,
-      logged ? [rows, now, startedAt, now, now, startedAt] : [rows, now, startedAt, now, now],
     );
-    return new Set(result.rows.map((row) => row.id));
+    return new Set(recorded.map((row) => row.id));
   }
 }
 
