@@ -91,7 +91,7 @@ test('scripts/test.ts refuses the run before it starts ava, naming the file and 
     cwd: dir,
     encoding: 'utf8',
     env: { ...process.env, DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none' },
-    timeout: 60_000,
+    timeout: 300_000,
   });
   t.is(run.status, 1, run.stderr);
   t.regex(run.stderr, /e2e\/focused\.test\.ts: line 3: `\.only` leaves tests out of the run/);
