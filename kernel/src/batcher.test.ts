@@ -1,6 +1,9 @@
 import test from 'ava';
 import { createBatcher, type Settled } from './batcher.js';
 
+/** Resolves after the current turn of the event loop, when the batcher has pumped. */
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
 test('items arriving while the slots are busy leave together; outcomes reach their own callers', async (t) => {
   const batches: number[][] = [];
   let release!: () => void;
@@ -15,8 +18,10 @@ test('items arriving while the slots are busy leave together; outcomes reach the
     },
   });
   const first = batcher.submit(2);
+  await nextTurn();
   const rest = [3, 4, 6, 8].map((n) => batcher.submit(n));
-  t.deepEqual(batches, [[2]], 'the first item starts alone at once');
+  await nextTurn();
+  t.deepEqual(batches, [[2]], 'the first item starts alone at the end of its turn; the rest wait for the slot');
   const opened = release;
   gate = Promise.resolve();
   opened();
@@ -56,9 +61,13 @@ test('with minBatchWhileBusy, a second batch waits for enough items while one ru
       return items.map((value) => ({ ok: true, value }));
     },
   });
-  const all = [batcher.submit(1), batcher.submit(2), batcher.submit(3)];
-  t.deepEqual(batches, [[1]], 'a lone item starts at once; two waiting items do not open the second slot');
+  const all = [batcher.submit(1)];
+  await nextTurn();
+  all.push(batcher.submit(2), batcher.submit(3));
+  await nextTurn();
+  t.deepEqual(batches, [[1]], 'a lone item starts at the end of its turn; two waiting items do not open the second slot');
   all.push(batcher.submit(4));
+  await nextTurn();
   t.deepEqual(batches, [[1], [2, 3, 4]], 'three waiting items do');
   all.push(batcher.submit(5));
   gates.shift()!();
@@ -70,4 +79,22 @@ test('with minBatchWhileBusy, a second batch waits for enough items while one ru
   t.deepEqual(batches, [[1], [2, 3, 4], [5]], 'and starts once nothing runs');
   gates.shift()!();
   t.deepEqual(await Promise.all(all), [1, 2, 3, 4, 5]);
+});
+
+test('items submitted in one turn of the event loop leave in one batch, even when a slot is free', async (t) => {
+  const batches: number[][] = [];
+  const batcher = createBatcher<number, number>({
+    maxBatch: 10,
+    concurrency: 2,
+    run: async (items) => {
+      batches.push(items);
+      return items.map((value) => ({ ok: true, value }));
+    },
+  });
+  const together = [1, 2, 3].map((n) => batcher.submit(n));
+  t.deepEqual(batches, [], 'nothing starts before the turn ends');
+  t.deepEqual(await Promise.all(together), [1, 2, 3]);
+  t.deepEqual(batches, [[1, 2, 3]]);
+  t.is(await batcher.submit(4), 4, 'a lone item later runs on its own');
+  t.deepEqual(batches, [[1, 2, 3], [4]]);
 });

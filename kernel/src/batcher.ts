@@ -17,15 +17,18 @@ export interface BatcherOptions<I, R> {
 }
 
 /**
- * Groups concurrent requests into batches without a timer: an item submitted while fewer than
- * `concurrency` batches run starts one at once (alone, if nothing else waits); items arriving
- * while all slots are busy queue and leave together when a slot frees. Under no load this adds no
- * latency; under load one database round trip serves many requests. Only in-flight requests live
- * here: each caller awaits its own outcome, so nothing is lost that was ever acknowledged.
+ * Groups concurrent requests into batches without a timer: items submitted in one turn of the
+ * event loop leave together at its end (`setImmediate`), in one batch if a slot is free; items
+ * arriving while all slots are busy queue and leave together when a slot frees. Under no load this
+ * adds one turn of the loop; under load one database round trip serves many requests: the requests
+ * whose bytes arrived in one poll of the sockets, or that one batch's outcomes released, travel
+ * together instead of the first of them alone. Only in-flight requests live here: each caller
+ * awaits its own outcome, so nothing is lost that was ever acknowledged.
  */
 export function createBatcher<I, R>(options: BatcherOptions<I, R>): { submit(item: I): Promise<R> } {
   const queue: { item: I; resolve: (value: R) => void; reject: (error: unknown) => void }[] = [];
   let active = 0;
+  let scheduled = false;
   const minWhileBusy = Math.max(1, Math.min(options.minBatchWhileBusy ?? 1, options.maxBatch));
   const pump = (): void => {
     while (active < options.concurrency && queue.length >= (active === 0 ? 1 : minWhileBusy)) {
@@ -53,7 +56,12 @@ export function createBatcher<I, R>(options: BatcherOptions<I, R>): { submit(ite
     submit(item) {
       return new Promise<R>((resolve, reject) => {
         queue.push({ item, resolve, reject });
-        pump();
+        if (scheduled) return;
+        scheduled = true;
+        setImmediate(() => {
+          scheduled = false;
+          pump();
+        });
       });
     },
   };
