@@ -8,6 +8,7 @@ import {
   appendTransactionMessageInstructions,
   createTransactionMessage,
   generateKeyPairSigner,
+  getBase58Decoder,
   none,
   pipe,
   setTransactionMessageFeePayerSigner,
@@ -30,6 +31,7 @@ import {
   getTransferCheckedInstruction,
   TOKEN_PROGRAM_ADDRESS,
 } from '@solana-program/token';
+import nacl from 'tweetnacl';
 import type { LiteSvmLedger } from './litesvm-rpc.js';
 
 export const LAMPORTS_PER_SOL = 1_000_000_000n;
@@ -137,4 +139,19 @@ export async function tokenPayment(
     withReferences(getTransferCheckedInstruction({ source, mint: address(mint), destination, authority: payer, amount, decimals }), references),
   );
   return transaction(ledger, payer, instructions);
+}
+
+/** A fresh address nobody is watched at (a stranger, a mint). */
+export async function freshAddress(): Promise<string> {
+  return (await generateKeyPairSigner()).address;
+}
+
+/**
+ * A merchant's wallet as Phantom holds it: its address, and `signMessage` of a text's UTF-8 bytes
+ * (tweetnacl, ed25519), base58-encoded as dapps send it.
+ */
+export function merchantWallet(): { address: string; signMessage(message: string): string } {
+  const keys = nacl.sign.keyPair();
+  const base58 = getBase58Decoder();
+  return { address: base58.decode(keys.publicKey), signMessage: (message) => base58.decode(nacl.sign.detached(Buffer.from(message, 'utf8'), keys.secretKey)) };
 }
