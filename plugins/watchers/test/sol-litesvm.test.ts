@@ -12,8 +12,7 @@ import { signedFetch, waitFor, type TestKernel } from '@gw/kernel/testing';
 import { verifyWebhook } from '@gw/webhook-verify';
 import { stopAll } from '@gw/testing';
 import { Receiver, type TestProject } from '@gw/plugin-webhooks/testing';
-import { LiteSvmLedger } from '../../../chains/sol/test/litesvm-rpc.js';
-import { freshAddress, fundedSigner, installMint, merchantWallet, mintTo, solPayment, tokenPayment } from '../../../chains/sol/test/payments.js';
+import { freshAddress, fundedSigner, installMint, LiteSvmLedger, merchantWallet, mintTo, solPayment, tokenPayment } from '@gw/chain-sol/testing';
 import { drivenByTests, startWatchersKernel, watcherScenario } from './scenario.js';
 
 const USDC = '4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU';
