@@ -124,6 +124,6 @@ test('a chain disabled later keeps what was stored readable (invoices, their exp
 test('a config enabling a chain the build does not have stops start-up naming the key', (t) => {
   const config = loadConfig({ env: {}, file: false, overrides: { 'chains.enabled': ['btc', 'doge'], 'security.masterKey': '0f'.repeat(32) } });
   t.throws(() => createKernel({ config, plugins, chains, role: 'gateway' }), {
-    message: /^chains\.enabled: unknown chain "doge"; this build has btc, eth, tron, ada, polygon, bsc, ton, ltc, base$/,
+    message: `chains.enabled: unknown chain "doge"; this build has ${chains.map((chain) => chain.definition.id).join(', ')}`,
   });
 });

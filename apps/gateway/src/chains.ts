@@ -6,6 +6,7 @@ import { btcChain } from '@gw/chain-btc';
 import { ethChain } from '@gw/chain-eth';
 import { ltcChain } from '@gw/chain-ltc';
 import { polygonChain } from '@gw/chain-polygon';
+import { solChain } from '@gw/chain-sol';
 import { tonChain } from '@gw/chain-ton';
 import { tronChain } from '@gw/chain-tron';
 
@@ -18,4 +19,4 @@ import { tronChain } from '@gw/chain-tron';
  * Kept apart from the plugins so tests of a plugin can take the chain list without loading every
  * plugin (they import this file by path: a package dependency on the gateway app would be a cycle).
  */
-export const chains: readonly ChainModule[] = [btcChain, ethChain, tronChain, adaChain, polygonChain, bscChain, tonChain, ltcChain, baseChain];
+export const chains: readonly ChainModule[] = [btcChain, ethChain, tronChain, adaChain, polygonChain, bscChain, tonChain, ltcChain, baseChain, solChain];

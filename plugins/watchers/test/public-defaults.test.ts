@@ -94,7 +94,12 @@ const DEFAULTS: Record<string, { providers: string[]; quorum: number }> = {
   'base.base-sepolia': { providers: ['publicnode@allnodes', 'base.org@coinbase', 'tenderly@tenderly'], quorum: 2 },
   'ada.cardano': { providers: ['koios@koios'], quorum: 1 },
   'ada.preprod': { providers: ['koios@koios'], quorum: 1 },
+  'sol.mainnet-beta': { providers: ['solana-foundation@solana-foundation'], quorum: 1 },
+  'sol.devnet': { providers: ['solana-foundation@solana-foundation'], quorum: 1 },
 };
+
+/** Networks that only a local node serves (a regtest, a local validator): no public provider. */
+const LOCAL_NETWORKS: readonly string[] = ['regtest', 'localnet'];
 
 test('with no watcher configuration, the mainnet and the test network in use of every enabled chain are watched through its public providers, idle until used', (t) => {
   const r = registry();
@@ -124,11 +129,11 @@ test('with no watcher configuration, the mainnet and the test network in use of 
   );
 });
 
-test('every network of every chain but regtest lists public providers, each with an operator, a limit and its source', (t) => {
+test('every network of every chain but the local ones lists public providers, each with an operator, a limit and its source', (t) => {
   for (const { definition } of ALL_CHAINS) {
     for (const network of [definition.networks.mainnet, ...definition.networks.testnets]) {
       const providers: readonly PublicProvider[] = network.publicProviders ?? [];
-      if (network.id === 'regtest') {
+      if (LOCAL_NETWORKS.includes(network.id)) {
         t.deepEqual(providers, [], `${definition.id}.${network.id}`);
         continue;
       }

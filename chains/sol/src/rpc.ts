@@ -1,0 +1,92 @@
+import {
+  callsPerRequest,
+  expectShape,
+  ProviderError,
+  type NetworkDefinition,
+  type ProviderEndpoint,
+  type ProviderHttp,
+  type ProviderPool,
+} from '@gw/chain-api';
+
+/**
+ * Solana JSON-RPC over the watchers' provider pool (failover, pacing, metrics): the few methods
+ * this chain reads, sent as JSON-RPC batches.
+ */
+
+/** One JSON-RPC call: method and params. */
+export type RpcCall = readonly [method: string, params: readonly unknown[]];
+
+/** One JSON-RPC answer: a result, or the node's error. */
+export interface RpcAnswer {
+  readonly result?: unknown;
+  readonly error?: { readonly message?: string; readonly code?: number };
+}
+
+/**
+ * Genesis hashes of the public clusters (https://solana.com/docs/references/clusters): a provider
+ * of another cluster fails over as a bad provider, never answers for this one. A local validator
+ * has a genesis of its own, so `localnet` is not checked.
+ */
+export const GENESIS_HASHES: Readonly<Record<string, string>> = {
+  'mainnet-beta': '5eykt4UsFv8P8NJdTREpY1vzqKqZKvdpKuc147dw2N9d',
+  devnet: 'EtWTRABZaYq6iMfeYKouRu166VU2xqa1wcaWoxPkrZBG',
+};
+
+/**
+ * The node's errors that mean "no block at this slot" (skipped, or not kept): -32004 block not
+ * available, -32007 skipped or missing after a snapshot jump, -32009 missing in long-term storage.
+ */
+export const NO_BLOCK_ERRORS: ReadonlySet<number> = new Set([-32004, -32007, -32009]);
+
+export class SolRpc {
+  /** Endpoints whose genesis hash was seen to be this network's (a cache: a URL does not change cluster). */
+  private readonly checked = new Set<string>();
+
+  constructor(
+    readonly providers: ProviderPool,
+    readonly network: Pick<NetworkDefinition, 'id'>,
+  ) {}
+
+  /** Runs `calls` as one operation of the pool: answers in call order (undefined where unanswered). */
+  batch(operation: string, calls: readonly RpcCall[]): Promise<(RpcAnswer | undefined)[]> {
+    return this.providers.run(operation, (http, endpoint) => this.send(http, endpoint, calls));
+  }
+
+  /** One call whose error is a provider failure: its result. */
+  async call(operation: string, method: string, params: readonly unknown[]): Promise<unknown> {
+    const [answer] = await this.batch(operation, [[method, params]]);
+    return resultOf(answer, method);
+  }
+
+  /**
+   * Sends `calls` to `endpoint` in requests of at most its calls per second (`callsPerRequest`),
+   * the first preceded by `getGenesisHash` until the endpoint has shown it is on this network.
+   */
+  async send(http: ProviderHttp, endpoint: ProviderEndpoint, calls: readonly RpcCall[]): Promise<(RpcAnswer | undefined)[]> {
+    const genesis = GENESIS_HASHES[this.network.id];
+    const check = genesis !== undefined && !this.checked.has(endpoint.url);
+    const all: readonly RpcCall[] = check ? [['getGenesisHash', []], ...calls] : calls;
+    const size = callsPerRequest(endpoint, Math.max(1, all.length));
+    const answers: (RpcAnswer | undefined)[] = [];
+    for (let start = 0; start < all.length; start += size) {
+      const body = all.slice(start, start + size).map(([method, params], i) => ({ jsonrpc: '2.0', id: start + i, method, params }));
+      const response = await http.json('POST', '', { body });
+      expectShape(Array.isArray(response), 'JSON-RPC batch');
+      const byId = new Map((response as (RpcAnswer & { id: number })[]).map((r) => [r.id, r]));
+      answers.push(...body.map(({ id }) => byId.get(id)));
+      if (start === 0 && check) {
+        const actual = answers.shift()?.result;
+        if (actual !== genesis) throw new ProviderError('http_error', endpoint.name, `provider's genesis hash is ${String(actual)}, not ${this.network.id}'s`);
+        this.checked.add(endpoint.url);
+      }
+    }
+    return answers;
+  }
+}
+
+/** The result of an answer; a missing answer or a node error is a provider failure. */
+export function resultOf(answer: RpcAnswer | undefined, method: string): unknown {
+  if (answer === undefined) throw new ProviderError('malformed', '', `no answer to ${method}`);
+  if (answer.error !== undefined) throw new ProviderError('http_error', '', `${method}: ${answer.error.message ?? 'error'} (${answer.error.code ?? '?'})`);
+  return answer.result;
+}
