@@ -51,7 +51,7 @@ export class AccountNetworks {
     }
     const settings = this.deps.treasuryConfig.networks[chain]?.[network];
     const operatorAccounts: Partial<Record<OperatorAccount['role'], OperatorAccount>> = {};
-    for (const role of ['gas', 'funding', 'staking'] as const) {
+    for (const role of ['gas', 'funding', 'staking', 'nonce'] as const) {
       const account = settings?.operatorAccounts?.[role];
       if (account) operatorAccounts[role] = { role, address: account.address, path: account.path };
     }
