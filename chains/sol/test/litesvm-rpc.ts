@@ -251,7 +251,7 @@ export class LiteSvmLedger {
   private checkLifetime(message: ReturnType<ReturnType<typeof getCompiledTransactionMessageDecoder>['decode']>, keys: readonly string[]): void {
     const token = 'lifetimeToken' in message ? String(message.lifetimeToken) : '';
     if (token === this.svm.latestBlockhash() || this.recent.includes(token)) return;
-    const first = message.instructions[0];
+    const first = 'instructions' in message ? message.instructions[0] : undefined;
     const data = first?.data ?? new Uint8Array();
     if (
       first &&

@@ -1,13 +1,9 @@
-import { createHash } from 'node:crypto';
+import { isOffCurveAddress, type Address } from '@solana/addresses';
+import { getBase58Decoder, getBase58Encoder } from '@solana/codecs-strings';
+import { getCompiledTransactionMessageDecoder, type CompiledTransactionMessage } from '@solana/transaction-messages';
 import { sign } from '@ton/crypto';
-import {
-  getBase58Decoder,
-  getBase58Encoder,
-  getCompiledTransactionMessageDecoder,
-  isOffCurveAddress,
-  type Address,
-  type CompiledTransactionMessage,
-} from '@solana/kit';
+import { sha256 } from 'ethers/crypto';
+import { getBytes } from 'ethers/utils';
 import type { ReadStep } from './account-plan.js';
 import { checkedStep, checkMoves, checkTo, tokenCoin, type CheckedStep, type StepContext, type StepTransfer } from './account-step.js';
 import { refuse } from './signer-error.js';
@@ -45,9 +41,9 @@ export function solAddressOf(publicKey: Uint8Array): string {
 export function associatedTokenAccount(owner: string, mint: string): string {
   const seeds = [owner, TOKEN_PROGRAM, mint].map((a) => Buffer.from(base58Bytes.encode(a)));
   for (let bump = 255; bump >= 0; bump--) {
-    const hash = createHash('sha256')
-      .update(Buffer.concat([...seeds, Buffer.from([bump]), Buffer.from(base58Bytes.encode(ASSOCIATED_TOKEN_PROGRAM)), Buffer.from('ProgramDerivedAddress')]))
-      .digest();
+    const hash = getBytes(
+      sha256(Buffer.concat([...seeds, Buffer.from([bump]), Buffer.from(base58Bytes.encode(ASSOCIATED_TOKEN_PROGRAM)), Buffer.from('ProgramDerivedAddress')])),
+    );
     const candidate = base58.decode(hash);
     if (isOffCurveAddress(candidate as Address)) return candidate;
   }
@@ -101,7 +97,7 @@ export function checkSolStep(read: ReadStep, ctx: StepContext, key: { publicKey:
   } catch {
     return refuse('plan_unreadable', `${where}: the message does not decode.`);
   }
-  if (message.version !== 'legacy') refuse('unsupported', `${where}: a versioned message; the signer signs legacy messages.`);
+  if (message.version !== 'legacy' || !('instructions' in message)) refuse('unsupported', `${where}: a versioned message; the signer signs legacy messages.`);
   const keys = message.staticAccounts as readonly string[];
   if (message.header.numSignerAccounts !== 1 || keys[0] !== signer)
     refuse(
@@ -128,7 +124,7 @@ export function checkSolStep(read: ReadStep, ctx: StepContext, key: { publicKey:
   }
   message.instructions.forEach((ix, i) => {
     const program = keys[ix.programAddressIndex];
-    const bytes = ix.data ?? new Uint8Array();
+    const bytes = new Uint8Array(ix.data ?? []);
     const at = `${where} instruction #${i}`;
     if (program === SYSTEM_PROGRAM && bytes.length >= 4 && u32(bytes, 0) === SYSTEM_ADVANCE_NONCE) {
       if (i !== 0 || data.lifetime !== 'nonce') refuse('plan_mismatch', `${at}: AdvanceNonceAccount outside the first instruction of a nonce step.`);

@@ -7,7 +7,7 @@
  * the signer refuses: another mnemonic, a tampered message, an instruction a payout does not make.
  */
 import test from 'ava';
-import { address, type KeyPairSigner } from '@solana/kit';
+import { address } from '@solana/addresses';
 import { deriveEd25519Path, keyPairFromSeed } from '@ton/crypto';
 import { mnemonicToSeedSync } from '@scure/bip39';
 import { AppError, ProviderPool, type AccountPayoutRequest, type AccountPlanBuild, type AccountTreasury } from '@gw/chain-api';
@@ -35,7 +35,7 @@ const network = adapter.definition.networks.testnets.find((n) => n.id === 'local
 let ledger: LiteSvmLedger;
 let treasury: AccountTreasury;
 let merchant: string;
-let mintAuthority: KeyPairSigner;
+let mintAuthority: Awaited<ReturnType<typeof fundedSigner>>;
 
 test.before(async () => {
   ledger = await LiteSvmLedger.start();
@@ -95,7 +95,7 @@ test.serial('a SOL payout to two recipients: the signer shows them, signs from t
     const verified = treasury.verifySigned(step, signed.signed[i]!.signed);
     await treasury.broadcast((verified as Extract<typeof verified, { kind: 'transaction' }>).tx);
   }
-  for (const r of recipients) t.is(ledger.svm.getBalance(address(r.address)), r.units);
+  for (const r of recipients) t.is(BigInt(ledger.svm.getBalance(address(r.address)) ?? 0n), r.units);
 });
 
 test.serial('a USDC payout to a recipient without a token account: the signer shows the mint, the account created and the amount; paid', async (t) => {

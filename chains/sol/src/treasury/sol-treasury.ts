@@ -17,7 +17,6 @@ import {
   type ChainDefinition,
   type NetworkDefinition,
   type OperatorAccount,
-  type ProviderPool,
   type SweepQuote,
   type TransactionState,
   type VerifiedStep,
@@ -81,13 +80,9 @@ export class SolTreasury implements AccountTreasury {
   private readonly mints = new Map<string, string>();
   private readonly decimals = new Map<string, number>();
 
-  constructor(
-    definition: ChainDefinition,
-    options: WatcherOptions,
-    private readonly providers: ProviderPool = options.providers,
-  ) {
+  constructor(definition: ChainDefinition, options: WatcherOptions) {
     this.network = options.network;
-    this.reads = new SolReads(providers, options.network);
+    this.reads = new SolReads(options.providers, options.network);
     for (const c of definition.coins) {
       const mint = c.contracts?.[options.network.id];
       if (mint !== undefined) {
@@ -343,7 +338,7 @@ export class SolTreasury implements AccountTreasury {
       const accounts = nonceSteps.map((d) => (d.data as Extract<SolStepData, { lifetime: 'nonce' }>).nonce_account);
       const states = (await this.reads.accounts(accounts)).map(decodeNonceAccount);
       nonceSteps.forEach((d, i) => {
-        const carried = d.message.lifetimeToken;
+        const carried = 'lifetimeToken' in d.message ? String(d.message.lifetimeToken) : '';
         if (states[i]?.nonce !== carried)
           throw treasuryChainErrors.treasury_nonce_stale({
             message: `Step ${d.step.id}: the nonce account ${accounts[i]} holds ${states[i]?.nonce ?? 'no nonce'}, the plan signed ${carried}: it advanced. Make a new plan.`,
