@@ -3,8 +3,9 @@
  * (`@gw/chain-sol`) builds SOL and USDC payouts from the merchant address; the signer's own code
  * (`checkAccountPlan`, `signAccountPlan`) derives the merchant key from the test mnemonic at
  * m/44'/501'/0'/0' (SLIP-10, as Phantom, Solflare and the Solana CLI), shows every recipient, and
- * signs; the treasury verifies each signed step and broadcasts; the balances move on chain. Then what
- * the signer refuses: another mnemonic, a tampered message, an instruction a payout does not make.
+ * signs; the treasury verifies each signed step and broadcasts; the balances move on chain. Then the
+ * refusals: another mnemonic, a summary that lies, an instruction a payout does not make, a tampered
+ * or foreign signature.
  */
 import test from 'ava';
 import { address } from '@solana/addresses';
@@ -125,6 +126,14 @@ test.serial('refusals: another mnemonic, a tampered signed transaction, a summar
   lying.steps[0]!.moves['sol'] = '3000001';
   const secret = await parseAccountSecret(MNEMONIC, '');
   t.regex(t.throws(() => checkAccountPlan(lying, secret))?.message ?? '', /summary says it moves 3000001 sol/);
+
+  // A message whose System instruction is no transfer (index 9, `TransferWithSeed`'s neighbour): not something a payout does.
+  const foreignIx = fileOf(plan) as { steps: { unsigned: { data: string } }[] };
+  const data = JSON.parse(foreignIx.steps[0]!.unsigned.data) as { message: string };
+  const bytes = Buffer.from(data.message, 'base64');
+  bytes[bytes.length - 12] = 9;
+  foreignIx.steps[0]!.unsigned.data = JSON.stringify({ ...data, message: bytes.toString('base64') });
+  t.regex(t.throws(() => checkAccountPlan(foreignIx, secret))?.message ?? '', /the signer does not sign/);
 
   const signed = signAccountPlan(checkAccountPlan(fileOf(plan), secret)).signed[0]!.signed;
   const wire = Buffer.from(signed, 'base64');

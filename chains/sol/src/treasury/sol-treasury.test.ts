@@ -121,7 +121,7 @@ test('a SOL payout to two recipients: built, signed, verified, broadcast; exact 
   t.like(await treasury.transaction(txids[1]!), { confirmations: 1 });
   // Broadcasting again is idempotent; a plan resumed with its txids is fresh.
   const again = treasury.verifySigned(plan.steps[0]!, await signStep(plan.steps[0]!, merchant));
-  t.is(await treasury.broadcast((again as Extract<typeof again, { kind: 'transaction' }>).tx), txids[0]);
+  t.is(await treasury.broadcast((again as Extract<typeof again, { kind: 'transaction' }>).tx), txids[0]!);
   await t.notThrowsAsync(treasury.checkFresh(plan.steps, new Map(plan.steps.map((s, i) => [s.id, txids[i]!]))));
 });
 
