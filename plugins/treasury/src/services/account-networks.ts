@@ -45,7 +45,7 @@ export class AccountNetworks {
       throw treasuryErrors.treasury_unavailable({
         message: adapter.definition.capabilities.accountTreasury
           ? `${chain} ${network} is not watched (plugins.watchers.chains), so the gateway has no provider to build and broadcast with.`
-          : `${chain} has no account treasury: account plans are for EVM chains, TRON and TON.`,
+          : `${chain} has no account treasury: account plans are for EVM chains, TRON, TON and Solana.`,
         details: { chain, network },
       });
     }
