@@ -14,7 +14,7 @@ import { mnemonicToSeedSync } from '@scure/bip39';
 import { AppError, ProviderPool, type AccountPayoutRequest, type AccountPlanBuild, type AccountTreasury } from '@gw/chain-api';
 import { configuredAdapter } from '@gw/chain-api/testing';
 import { solChain } from '@gw/chain-sol';
-import { ata, freshAddress, fundedSigner, installMint, LAMPORTS_PER_SOL, LiteSvmLedger, mintTo } from '@gw/chain-sol/testing';
+import { ata, createNonceAccount, transaction, freshAddress, fundedSigner, installMint, LAMPORTS_PER_SOL, LiteSvmLedger, mintTo } from '@gw/chain-sol/testing';
 import { parseAccountSecret, solKeyAt } from '../src/account-keys.js';
 import { formatAccountReview } from '../src/account-review.js';
 import { checkAccountPlan, signAccountPlan } from '../src/account-sign.js';
@@ -58,6 +58,9 @@ const payout = (coin: string, recipients: { address: string; units: bigint }[]):
   recipients: recipients.map((r, i) => ({ reference: `po-${i}`, ...r })),
   operatorAccounts: {},
 });
+
+/** An empty transaction of `payer`: a slot passes. */
+const transactionOf = (payer: Awaited<ReturnType<typeof fundedSigner>>) => transaction(ledger, payer, []);
 
 const code = (error: unknown): string | undefined => (error instanceof AppError ? error.code : undefined);
 const fileOf = (plan: AccountPlanBuild) => JSON.parse(JSON.stringify(planFileOf(plan, 'sol', network.id))) as unknown;
@@ -113,6 +116,32 @@ test.serial('a USDC payout to a recipient without a token account: the signer sh
   const verified = treasury.verifySigned(plan.steps[0]!, signed.signed[0]!.signed);
   await treasury.broadcast((verified as Extract<typeof verified, { kind: 'transaction' }>).tx);
   t.is((await treasury.holdings([recipient])).get(recipient)!.balances['usdc_sol'], 25_000_000n);
+});
+
+test.serial('a durable nonce payout: the signer shows the nonce and its account, signs; it lands after the recent blockhashes expired', async (t) => {
+  const nonce = await createNonceAccount(ledger, mintAuthority, merchant);
+  const recipient = await freshAddress();
+  const plan = await treasury.buildPayout!({
+    ...payout('sol', [{ address: recipient, units: 4_000_000n }]),
+    operatorAccounts: { nonce: { role: 'nonce', address: nonce, path: PATH } },
+  });
+  const secret = await parseAccountSecret(MNEMONIC, '');
+  const checked = checkAccountPlan(fileOf(plan), secret);
+  const review = formatAccountReview(checked);
+  t.true(review.includes(`durable nonce ${String(plan.context['nonce'])} of the nonce account ${nonce} (authority: the signer)`), review);
+  const signed = signAccountPlan(checked);
+  // The signing takes longer than a blockhash lives: 200 slots pass.
+  for (let i = 0; i < 200; i++) ledger.send(await transactionOf(mintAuthority));
+  await treasury.checkFresh(plan.steps);
+  const verified = treasury.verifySigned(plan.steps[0]!, signed.signed[0]!.signed);
+  await treasury.broadcast((verified as Extract<typeof verified, { kind: 'transaction' }>).tx);
+  t.is(BigInt(ledger.svm.getBalance(address(recipient)) ?? 0n), 4_000_000n);
+
+  // A nonce step whose advance names another account than its data says is refused.
+  const other = await createNonceAccount(ledger, mintAuthority, merchant);
+  const lying = fileOf(plan) as { steps: { unsigned: { data: string } }[] };
+  lying.steps[0]!.unsigned.data = JSON.stringify({ ...JSON.parse(lying.steps[0]!.unsigned.data), nonce_account: other });
+  t.regex(t.throws(() => checkAccountPlan(lying, secret))?.message ?? '', /not the step's nonce account/);
 });
 
 test.serial('refusals: another mnemonic, a tampered signed transaction, a summary that lies, a step signed by another key', async (t) => {

@@ -16,7 +16,7 @@ import {
 import { AppError, ProviderPool, type AccountPayoutRequest, type AccountPlanBuild, type AccountStep, type AccountTreasury } from '@gw/chain-api';
 import { configuredAdapter } from '@gw/chain-api/testing';
 import { LiteSvmLedger } from '../../test/litesvm-rpc.js';
-import { ata, freshAddress, fundedSigner, installMint, LAMPORTS_PER_SOL, mintTo, transaction } from '../../test/payments.js';
+import { ata, createNonceAccount, freshAddress, fundedSigner, installMint, LAMPORTS_PER_SOL, mintTo, transaction } from '../../test/payments.js';
 import { solChain } from '../index.js';
 import { decodeStepData } from './step-data.js';
 
@@ -197,29 +197,14 @@ test('payout refusals: short of SOL or USDC, an address that is no Solana addres
   t.is(code(await t.throwsAsync(treasury.buildPayout!(wrongSource))), 'validation_error');
 });
 
-/** A durable nonce account of `authority` (System `CreateAccount` + `InitializeNonceAccount`), paid by `payer`. */
-async function nonceAccount(ledger: LiteSvmLedger, payer: KeyPairSigner, authority: string): Promise<KeyPairSigner> {
-  const account = await generateKeyPairSigner();
-  const create = getCreateAccountInstruction({
-    payer,
-    newAccount: account,
-    lamports: ledger.svm.minimumBalanceForRentExemption(80n),
-    space: 80,
-    programAddress: SYSTEM_PROGRAM_ADDRESS,
-  });
-  const init = getInitializeNonceAccountInstruction({ nonceAccount: account.address, nonceAuthority: address(authority) });
-  ledger.send(await transaction(ledger, payer, [create, init]));
-  return account;
-}
-
 test('a durable nonce payout: signable after many blocks; once the nonce advanced, checkFresh refuses the plan', async (t) => {
   const { ledger, treasury, merchant } = await fixture();
   t.teardown(() => ledger.close());
-  const nonce = await nonceAccount(ledger, merchant, merchant.address);
-  const operatorAccounts = { nonce: { role: 'nonce' as const, address: nonce.address, path: "m/44'/501'/0'/0'" } };
+  const nonce = await createNonceAccount(ledger, merchant, merchant.address);
+  const operatorAccounts = { nonce: { role: 'nonce' as const, address: nonce, path: "m/44'/501'/0'/0'" } };
   const recipient = await freshAddress();
   const plan = await treasury.buildPayout!(payout(merchant, 'sol', [{ address: recipient, units: 7_000_000n }], { operatorAccounts }));
-  t.like(plan.context, { lifetime: 'nonce', nonce_account: nonce.address });
+  t.like(plan.context, { lifetime: 'nonce', nonce_account: nonce });
   const { data, message } = decodeStepData(plan.steps[0]!);
   t.is(data.lifetime, 'nonce');
   t.is('lifetimeToken' in message ? message.lifetimeToken : undefined, plan.context['nonce']);
@@ -234,7 +219,7 @@ test('a durable nonce payout: signable after many blocks; once the nonce advance
   // A second plan whose nonce is used by another transaction first.
   const next = await treasury.buildPayout!(payout(merchant, 'sol', [{ address: recipient, units: 1_000_000n }], { operatorAccounts }));
   await t.notThrowsAsync(treasury.checkFresh(next.steps));
-  ledger.send(await transaction(ledger, merchant, [getAdvanceNonceAccountInstruction({ nonceAccount: nonce.address, nonceAuthority: merchant })]));
+  ledger.send(await transaction(ledger, merchant, [getAdvanceNonceAccountInstruction({ nonceAccount: address(nonce), nonceAuthority: merchant })]));
   t.is(code(await t.throwsAsync(treasury.checkFresh(next.steps))), 'treasury_nonce_stale');
 
   // Several recipients cannot share one nonce.
