@@ -7,12 +7,7 @@
  */
 import test from 'ava';
 import { address, generateKeyPairSigner, getTransactionDecoder, signBytes, type KeyPairSigner } from '@solana/kit';
-import {
-  getCreateAccountInstruction,
-  getInitializeNonceAccountInstruction,
-  getAdvanceNonceAccountInstruction,
-  SYSTEM_PROGRAM_ADDRESS,
-} from '@solana-program/system';
+import { getAdvanceNonceAccountInstruction } from '@solana-program/system';
 import { AppError, ProviderPool, type AccountPayoutRequest, type AccountPlanBuild, type AccountStep, type AccountTreasury } from '@gw/chain-api';
 import { configuredAdapter } from '@gw/chain-api/testing';
 import { LiteSvmLedger } from '../../test/litesvm-rpc.js';
