@@ -81,6 +81,10 @@ const SIGNER_DEPENDENCIES = [
   '@emurgo/cardano-serialization-lib-nodejs',
   '@gw/chain-api',
   '@scure/bip39',
+  // Solana (issue 43): kit's message decoder, base58 and address packages, not the kit (its RPC clients).
+  '@solana/addresses',
+  '@solana/codecs-strings',
+  '@solana/transaction-messages',
   '@ton/core',
   '@ton/crypto',
   'bech32',

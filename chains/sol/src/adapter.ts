@@ -13,6 +13,7 @@ import {
 import { addressOfBytes, isSolAddress } from './address.js';
 import { verifyMessageSignature } from './ownership.js';
 import { solanaPayUri } from './payment-uri.js';
+import { SolTreasury } from './treasury/sol-treasury.js';
 import { SolWatcher } from './watcher.js';
 
 /**
@@ -62,6 +63,8 @@ export function createSolAdapter(_deps: ChainAdapterDeps, definition: ChainDefin
     generateAccountKey: (_network: NetworkKind) => freshPublicKey(),
 
     createWatcher: (options) => new SolWatcher(definition, options),
+
+    createAccountTreasury: (options) => new SolTreasury(definition, options),
   };
 }
 

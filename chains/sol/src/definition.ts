@@ -83,6 +83,8 @@ export const solDefinition: ChainDefinition = {
     paymentReferences: true,
     // One address, no HD children: no gap limit to respect.
     gapLimitApplies: false,
+    // Holdings of the merchant address, payouts and refunds from it signed offline (src/treasury).
+    accountTreasury: true,
   },
   // Phantom, Solflare and the Solana CLI derive the first account at m/44'/501'/0'/0' (SLIP-10 ed25519, hardened only).
   accountPath: { mainnet: "m/44'/501'/0'", testnet: "m/44'/501'/0'" },

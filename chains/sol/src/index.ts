@@ -5,6 +5,8 @@ import { solDefinition } from './definition.js';
 export { solDefinition } from './definition.js';
 export { createSolAdapter } from './adapter.js';
 export { SolWatcher } from './watcher.js';
+export { SolTreasury } from './treasury/sol-treasury.js';
+export type { SolStepData } from './treasury/step-data.js';
 export { isSolAddress } from './address.js';
 export { parseSignature, verifyMessageSignature } from './ownership.js';
 export { solanaPayUri } from './payment-uri.js';

@@ -24,6 +24,7 @@ import { LiteSVM, FailedTransactionMetadata, type TransactionMetadata } from 'li
 
 const TOKEN_PROGRAMS = new Set(['TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA', 'TokenzQdBNbLqP5VEhdkAS6EPFLC1PHnBqCXEpPxuEb']);
 const base58 = getBase58Decoder();
+const SYSTEM_PROGRAM = '11111111111111111111111111111111';
 
 interface TokenBalance {
   accountIndex: number;
@@ -66,8 +67,20 @@ class RpcFailure extends Error {
   }
 }
 
+/** Blockhashes a validator accepts: the last 150 slots' (MAX_PROCESSING_AGE). */
+const RECENT_BLOCKHASHES = 150;
+/** The System program's `AdvanceNonceAccount` instruction index (u32 little-endian). */
+const ADVANCE_NONCE = 4;
+
 export class LiteSvmLedger {
-  svm = new LiteSVM();
+  /**
+   * LiteSVM accepts only its latest blockhash; a validator accepts any of the last 150 slots' or a
+   * durable nonce. So the svm's own check is off and this server checks the lifetime itself
+   * (`checkLifetime`).
+   */
+  svm = new LiteSVM().withBlockhashCheck(false);
+  /** The blockhashes of the last slots, newest last. */
+  private recent: string[] = [];
   /** The newest executed slot (`confirmed`). */
   private slot = 0;
   private finalizedSlot = 0;
@@ -134,7 +147,7 @@ export class LiteSvmLedger {
         );
     }
     for (const slot of this.fork.slots) this.blocks.delete(slot);
-    this.svm = LiteSVM.fromBytes(this.fork.snapshot);
+    this.svm = LiteSVM.fromBytes(this.fork.snapshot).withBlockhashCheck(false);
     this.lastBlock = this.fork.lastBlock;
     this.fork = undefined;
   }
@@ -149,6 +162,7 @@ export class LiteSvmLedger {
     // Legacy and v0 messages only: what wallets send for Solana Pay (v1 has no `instructions` list).
     if (message.version === 1) throw new Error('the local ledger serves legacy and v0 transactions');
     const keys = message.staticAccounts as readonly string[];
+    this.checkLifetime(message, keys);
     const signature = base58.decode(Object.values(tx.signatures)[0]!);
     const before = keys.map((key) => this.accountState(key));
     this.slot += 1;
@@ -167,7 +181,8 @@ export class LiteSvmLedger {
     };
     this.blocks.set(this.slot, block);
     this.lastBlock = block;
-    // The next transaction needs a blockhash of its own slot.
+    // The next transaction gets a blockhash of its own slot; this one stays valid for 150 slots.
+    this.recent = [...this.recent, this.svm.latestBlockhash()].slice(-RECENT_BLOCKHASHES);
     this.svm.expireBlockhash();
     const err = failed ? { InstructionError: String(outcome.err()) } : null;
     const signers = message.header.numSignerAccounts;
@@ -227,6 +242,31 @@ export class LiteSvmLedger {
     return signature;
   }
 
+  /**
+   * What a validator checks of a transaction's lifetime before it runs it: its blockhash is one of
+   * the last 150 slots', or it is a durable nonce transaction (its first instruction the System
+   * program's `AdvanceNonceAccount`, whose nonce account holds exactly that blockhash as its nonce).
+   * Anything else is refused as a node refuses it in preflight, and not recorded.
+   */
+  private checkLifetime(message: ReturnType<ReturnType<typeof getCompiledTransactionMessageDecoder>['decode']>, keys: readonly string[]): void {
+    const token = 'lifetimeToken' in message ? String(message.lifetimeToken) : '';
+    if (token === this.svm.latestBlockhash() || this.recent.includes(token)) return;
+    const first = 'instructions' in message ? message.instructions[0] : undefined;
+    const data = first?.data ?? new Uint8Array();
+    if (
+      first &&
+      keys[first.programAddressIndex] === SYSTEM_PROGRAM &&
+      data.length >= 4 &&
+      new DataView(data.buffer, data.byteOffset).getUint32(0, true) === ADVANCE_NONCE
+    ) {
+      const nonceAccount = keys[first.accountIndices?.[0] ?? -1];
+      const account = nonceAccount === undefined ? undefined : this.svm.getAccount(nonceAccount as Address);
+      if (account?.exists && account.programAddress === SYSTEM_PROGRAM && account.data.length === 80 && base58.decode(account.data.slice(40, 72)) === token)
+        return;
+    }
+    throw new RpcFailure(-32002, 'Transaction simulation failed: Blockhash not found');
+  }
+
   private accountState(key: string): { lamports: number; token?: { mint: string; owner: string; amount: bigint; programId: string } } {
     const account = this.svm.getAccount(key as Address);
     if (!account.exists) return { lamports: 0 };
@@ -242,6 +282,20 @@ export class LiteSvmLedger {
         amount: view.getBigUint64(64, true),
         programId: account.programAddress,
       },
+    };
+  }
+
+  /** An account as `getAccountInfo` answers it with `encoding: "base64"`; null when there is none. */
+  private accountInfo(key: string): unknown {
+    const account = this.svm.getAccount(key as Address);
+    if (!account.exists) return null;
+    return {
+      lamports: Number(account.lamports),
+      owner: account.programAddress,
+      data: [Buffer.from(account.data).toString('base64'), 'base64'],
+      executable: account.executable,
+      rentEpoch: 0,
+      space: account.data.length,
     };
   }
 
@@ -306,6 +360,50 @@ export class LiteSvmLedger {
           blockTime: block.blockTime,
           blockHeight: block.slot,
         };
+      }
+      case 'getAccountInfo':
+        return { context: { slot: this.slot }, value: this.accountInfo(String(params[0])) };
+      case 'getMultipleAccounts': {
+        const list = params[0];
+        if (!Array.isArray(list)) throw new RpcFailure(-32602, 'getMultipleAccounts takes a list of addresses');
+        return { context: { slot: this.slot }, value: list.map((a) => this.accountInfo(String(a))) };
+      }
+      case 'getTokenAccountsByOwner': {
+        const owner = String(params[0]);
+        const filter = (params[1] ?? {}) as { mint?: string; programId?: string };
+        if (filter.mint === undefined && filter.programId === undefined)
+          throw new RpcFailure(-32602, 'getTokenAccountsByOwner needs a mint or programId filter');
+        // LiteSVM keeps no index by owner: every account a transaction named is looked at (token accounts are only made by transactions).
+        const value = [...this.history.keys()]
+          .map((key) => ({ key, state: this.accountState(key) }))
+          .filter(({ state }) => state.token?.owner === owner && (filter.mint === undefined || state.token.mint === filter.mint))
+          .filter(({ state }) => filter.programId === undefined || state.token!.programId === filter.programId)
+          .map(({ key }) => ({ pubkey: key, account: this.accountInfo(key) }));
+        return { context: { slot: this.slot }, value };
+      }
+      case 'getMinimumBalanceForRentExemption':
+        return Number(this.svm.minimumBalanceForRentExemption(BigInt(Number(params[0]))));
+      case 'getFeeForMessage': {
+        const message = getCompiledTransactionMessageDecoder().decode(getBase64Encoder().encode(String(params[0])));
+        // LiteSVM charges 5000 lamports per signature (no priority fee without a compute-budget price).
+        return { context: { slot: this.slot }, value: 5000 * message.header.numSignerAccounts };
+      }
+      case 'getSignatureStatuses': {
+        const list = params[0];
+        if (!Array.isArray(list)) throw new RpcFailure(-32602, 'getSignatureStatuses takes a list of signatures');
+        const value = list.map((signature) => {
+          const recorded = this.transactions.get(String(signature));
+          if (!recorded) return null;
+          const finalized = recorded.slot <= this.finalizedSlot;
+          return {
+            slot: recorded.slot,
+            confirmations: finalized ? null : this.slot - recorded.slot,
+            err: recorded.err,
+            status: recorded.err === null ? { Ok: null } : { Err: recorded.err },
+            confirmationStatus: finalized ? 'finalized' : 'confirmed',
+          };
+        });
+        return { context: { slot: this.slot }, value };
       }
       case 'sendTransaction': {
         const tx = getTransactionDecoder().decode(getBase64Encoder().encode(String(params[0])));

@@ -22,7 +22,7 @@ import {
   type KeyPairSigner,
   type Transaction,
 } from '@solana/kit';
-import { getTransferSolInstruction } from '@solana-program/system';
+import { getCreateAccountInstruction, getInitializeNonceAccountInstruction, getTransferSolInstruction, SYSTEM_PROGRAM_ADDRESS } from '@solana-program/system';
 import {
   findAssociatedTokenPda,
   getCreateAssociatedTokenIdempotentInstructionAsync,
@@ -154,4 +154,22 @@ export function merchantWallet(): { address: string; signMessage(message: string
   const keys = nacl.sign.keyPair();
   const base58 = getBase58Decoder();
   return { address: base58.decode(keys.publicKey), signMessage: (message) => base58.decode(nacl.sign.detached(Buffer.from(message, 'utf8'), keys.secretKey)) };
+}
+
+/**
+ * A durable nonce account whose authority is `authority` (System `CreateAccount` of 80 bytes,
+ * rent-exempt, then `InitializeNonceAccount`), paid by `payer`: what `solana create-nonce-account` makes.
+ */
+export async function createNonceAccount(ledger: LiteSvmLedger, payer: KeyPairSigner, authority: string): Promise<string> {
+  const account = await generateKeyPairSigner();
+  const create = getCreateAccountInstruction({
+    payer,
+    newAccount: account,
+    lamports: ledger.svm.minimumBalanceForRentExemption(80n),
+    space: 80,
+    programAddress: SYSTEM_PROGRAM_ADDRESS,
+  });
+  const init = getInitializeNonceAccountInstruction({ nonceAccount: account.address, nonceAuthority: address(authority) });
+  ledger.send(await transaction(ledger, payer, [create, init]));
+  return account.address;
 }

@@ -6,13 +6,14 @@ import { ethDefinition } from '@gw/chain-eth';
 import { polygonDefinition } from '@gw/chain-polygon';
 import { tonDefinition } from '@gw/chain-ton';
 import { tronDefinition } from '@gw/chain-tron';
+import { solDefinition } from '@gw/chain-sol';
 import { ACCOUNT_CHAINS } from './account-chains.js';
 
 // The signer keeps its own copy of the account chains' networks, chain ids and native coins so that
 // it depends on no chain package; here they are compared with the chain packages' definitions.
 const TON_GLOBAL_ID = { mainnet: -239, testnet: -3 } as const;
 
-for (const definition of [ethDefinition, polygonDefinition, bscDefinition, baseDefinition, tronDefinition, tonDefinition] as ChainDefinition[]) {
+for (const definition of [ethDefinition, polygonDefinition, bscDefinition, baseDefinition, tronDefinition, tonDefinition, solDefinition] as ChainDefinition[]) {
   test(`${definition.name}: the signer's networks, chain ids and native coin are the chain package's`, (t) => {
     const own = ACCOUNT_CHAINS[definition.id]!;
     t.truthy(own);
@@ -30,7 +31,7 @@ for (const definition of [ethDefinition, polygonDefinition, bscDefinition, baseD
     const native = definition.coins[0]!;
     t.is(own.native.id, native.id);
     t.is(own.native.decimals, native.decimals);
-    const coinType = { evm: 60, tron: 195, ton: 607 }[own.family];
+    const coinType = { evm: 60, tron: 195, ton: 607, sol: 501 }[own.family];
     t.is(definition.accountPath.mainnet, `m/44'/${coinType}'/0'`);
     t.is(definition.accountPath.testnet, `m/44'/${coinType}'/0'`);
   });

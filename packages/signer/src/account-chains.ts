@@ -1,12 +1,12 @@
 import { refuse } from './signer-error.js';
 
 /**
- * The account chains whose plans the signer signs (issue 36): EVM chains, TRON and TON, with what it
+ * The account chains whose plans the signer signs (issue 36): EVM chains, TRON, TON and Solana, with what it
  * needs to check a plan offline. The values are the chain packages' (chains/eth, polygon, bsc, base,
  * tron, ton definitions; `account-chains.test.ts` compares them), kept here so that the signer
  * depends on no chain package.
  */
-export type AccountFamily = 'evm' | 'tron' | 'ton';
+export type AccountFamily = 'evm' | 'tron' | 'ton' | 'sol';
 
 export interface AccountChain {
   readonly id: string;
@@ -101,6 +101,22 @@ export const ACCOUNT_CHAINS: Readonly<Record<string, AccountChain>> = {
     native: { id: 'ton', symbol: 'TON', unit: 'nanoton', decimals: 9 },
     networks: { ton: { kind: 'mainnet', tonGlobalId: -239 }, 'ton-testnet': { kind: 'testnet', tonGlobalId: -3 } },
     tokens: { usdt_ton: { ton: 'EQCxE6mUtQJKFnGfaROTKOt1lZbDiiX1kCixRv7Nw2Id_sDs' } },
+  },
+  sol: {
+    id: 'sol',
+    name: 'Solana',
+    family: 'sol',
+    native: { id: 'sol', symbol: 'SOL', unit: 'lamports', decimals: 9 },
+    // localnet: a local validator (the tests' litesvm ledger), whose USDC mint is Circle's devnet address.
+    networks: { 'mainnet-beta': { kind: 'mainnet' }, devnet: { kind: 'testnet' }, localnet: { kind: 'testnet' } },
+    tokens: {
+      usdc_sol: {
+        'mainnet-beta': 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v',
+        devnet: '4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU',
+        localnet: '4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU',
+      },
+      usdt_sol: { 'mainnet-beta': 'Es9vMFrzaCERmJfrF4H2FYD4KCoNkY11McCe8BenwNYB' },
+    },
   },
 };
 

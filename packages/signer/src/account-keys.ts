@@ -9,7 +9,7 @@ import { parseSecret } from './secret.js';
 import { refuse } from './signer-error.js';
 
 /**
- * The secret of an account plan: a BIP 39 mnemonic (EVM and TRON keys by BIP 32, TON by SLIP-10),
+ * The secret of an account plan: a BIP 39 mnemonic (EVM and TRON keys by BIP 32, TON and Solana by SLIP-10),
  * or a TON wallet's own 24-word mnemonic (Tonkeeper, MyTonWallet: `@ton/crypto` `mnemonicToPrivateKey`).
  * A 24-word BIP 39 mnemonic can also be a valid TON mnemonic; then both TON keys are candidates and
  * the one whose wallet is the step's signer signs.
@@ -80,6 +80,21 @@ export function slip10Ed25519(seed: Uint8Array, path: readonly number[]): Uint8A
     I = getBytes(computeHmac('sha512', I.subarray(32), data));
   }
   return I.subarray(0, 32);
+}
+
+/**
+ * The ed25519 key of a Solana step at `m/44'/<501>'/<account>'/0'` (every component hardened): the
+ * SLIP-10 key of the BIP 39 seed, as Phantom, Solflare and the Solana CLI (`solana-keygen` with
+ * `prompt://?key=<account>/0`) derive account `<account>`.
+ */
+export function solKeyAt(secret: AccountSecret, path: string, where: string): { publicKey: Buffer; secretKey: Buffer } {
+  const parts = parsePath(path, where);
+  const H = 0x80000000;
+  if (parts.length !== 4 || parts[0] !== 44 + H || parts[1] !== 501 + H || parts[3] !== H || parts.some((p) => p < H)) {
+    refuse('plan_unreadable', `${where}: ${path} is not a Solana path m/44'/501'/account'/0'.`);
+  }
+  if (!secret.seed) refuse('wrong_key', `${where}: Solana keys derive from a BIP 39 mnemonic, not a TON mnemonic.`);
+  return keyPairFromSeed(Buffer.from(slip10Ed25519(secret.seed, parts)));
 }
 
 /**

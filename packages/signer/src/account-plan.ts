@@ -2,7 +2,7 @@ import type { AccountPlanFile, AccountPlanFileStep } from '@gw/chain-api';
 import { ACCOUNT_PLAN_METHODS } from '@gw/chain-api/account-plan-methods';
 import { checkId, fail, isObject, text, units } from './plan-fields.js';
 
-const FORMATS = ['evm-tx', 'evm-7702-authorization', 'evm-3009-authorization', 'tron-tx', 'ton-external'] as const;
+const FORMATS = ['evm-tx', 'evm-7702-authorization', 'evm-3009-authorization', 'tron-tx', 'ton-external', 'sol-tx'] as const;
 
 /** One step of an account plan with its amounts as bigints. */
 export interface ReadStep {

@@ -2,9 +2,10 @@ import type { AccountPlanFile, AccountSignedFile } from '@gw/chain-api';
 import { getAddress } from 'ethers/address';
 import { computeAddress } from 'ethers/transaction';
 import { accountChainOf, checkAccountNetwork, type AccountChain } from './account-chains.js';
-import { secp256k1KeyAt, tonKeysAt, type AccountSecret } from './account-keys.js';
+import { secp256k1KeyAt, solKeyAt, tonKeysAt, type AccountSecret } from './account-keys.js';
 import { readAccountPlan } from './account-plan.js';
 import { signerWho, type CheckedStep } from './account-step.js';
+import { checkSolStep, solAddressOf } from './sol-step.js';
 import { checkEvmStep, sameEvmAddress } from './evm-step.js';
 import { refuse } from './signer-error.js';
 import { checkTonStep, formatTon, parseTonAddress, sameTonAddress, v5r1Wallet } from './ton-step.js';
@@ -28,7 +29,12 @@ export interface AccountSignOptions {
   readonly allowUnlistedTokens?: readonly string[];
 }
 
-const FAMILY_FORMATS = { evm: ['evm-tx', 'evm-7702-authorization', 'evm-3009-authorization'], tron: ['tron-tx'], ton: ['ton-external'] } as const;
+const FAMILY_FORMATS = {
+  evm: ['evm-tx', 'evm-7702-authorization', 'evm-3009-authorization'],
+  tron: ['tron-tx'],
+  ton: ['ton-external'],
+  sol: ['sol-tx'],
+} as const;
 
 /**
  * Checks an account plan (the parsed JSON of a `gateway-treasury-account-plan`) against the secret:
@@ -44,7 +50,9 @@ export function checkAccountPlan(value: unknown, secret: AccountSecret, options:
       ? sameEvmAddress
       : chain.family === 'ton'
         ? sameTonAddress
-        : (a: string, b: string) => normalTronAddress(a) !== null && normalTronAddress(a) === normalTronAddress(b);
+        : chain.family === 'sol'
+          ? (a: string, b: string) => a === b
+          : (a: string, b: string) => normalTronAddress(a) !== null && normalTronAddress(a) === normalTronAddress(b);
   const unlistedUsed = new Set<string>();
   const { notes, tonGlobalId } = checkAccountNetwork(chain, plan.network, plan.evm_chain_id);
   const testnet = chain.networks[plan.network]?.kind === 'testnet';
@@ -75,6 +83,11 @@ export function checkAccountPlan(value: unknown, secret: AccountSecret, options:
       address = tronAddressOf(key);
       if (normalTronAddress(signer.address) !== address) mismatch(address);
       step = checkTronStep(read, ctx, key, address);
+    } else if (chain.family === 'sol') {
+      const key = solKeyAt(secret, signer.path, where);
+      address = solAddressOf(key.publicKey);
+      if (address !== signer.address) mismatch(address);
+      step = checkSolStep(read, ctx, key, address);
     } else {
       const { subwallet, keys } = tonKeysAt(secret, signer.path, where);
       const wallets = keys.map((key) => ({ key, address: v5r1Wallet(key.publicKey, tonGlobalId!, subwallet).address }));

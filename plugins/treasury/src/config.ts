@@ -43,11 +43,16 @@ const NetworkFeesSchema = Type.Object(
     }),
     operatorAccounts: Type.Optional(
       Type.Object(
-        { gas: Type.Optional(OperatorAccountSchema), funding: Type.Optional(OperatorAccountSchema), staking: Type.Optional(OperatorAccountSchema) },
+        {
+          gas: Type.Optional(OperatorAccountSchema),
+          funding: Type.Optional(OperatorAccountSchema),
+          staking: Type.Optional(OperatorAccountSchema),
+          nonce: Type.Optional(OperatorAccountSchema),
+        },
         {
           additionalProperties: false,
           description:
-            'Account chains (issue 36): the operator’s own accounts by role. `gas` tops up token addresses and submits EIP-7702 and EIP-3009 sweeps (EVM, TON); `funding` activates TRON addresses and pays their energy burn; `staking` delegates TRON energy. Keys stay offline: only the address and its path.',
+            'Account chains (issue 36): the operator’s own accounts by role. `gas` tops up token addresses and submits EIP-7702 and EIP-3009 sweeps (EVM, TON); `funding` activates TRON addresses and pays their energy burn; `staking` delegates TRON energy; `nonce` is a Solana durable nonce account (its authority the payout sender, `path` the sender’s), whose nonce lets a payout be signed offline without the ~60 s blockhash limit. Keys stay offline: only the address and its path.',
         },
       ),
     ),

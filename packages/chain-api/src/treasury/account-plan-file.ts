@@ -42,7 +42,12 @@ export interface AccountPlanFileStep {
   readonly kind: 'transaction' | 'authorization';
   readonly description: string;
   /** Who signs: the deposit address at its path, or the operator's account at its path. */
-  readonly signer: { readonly kind: 'deposit' | 'operator'; readonly role?: 'gas' | 'funding' | 'staking'; readonly address: string; readonly path: string };
+  readonly signer: {
+    readonly kind: 'deposit' | 'operator';
+    readonly role?: 'gas' | 'funding' | 'staking' | 'nonce';
+    readonly address: string;
+    readonly path: string;
+  };
   readonly unsigned: { readonly format: AccountUnsignedFormat; readonly data: string };
   readonly nonce: string | null;
   readonly to: string;
@@ -72,6 +77,16 @@ export interface AccountPlanFileStep {
  *   the 512-bit ed25519 signature of the payload cell's hash (V5R1 signs at the tail), `init` = the
  *   wallet's state init (V5R1 code, data with seqno 0, the wallet id and the public key) when the
  *   payload's seqno is 0, absent otherwise. What `sendBoc` takes.
+ *
+ * - `sol-tx`: the Solana wire transaction in base64 (standard alphabet, with padding): the compact-u16
+ *   count 1, the 64-byte ed25519 signature of the message bytes by the step's signer (the fee payer,
+ *   the message's only signer), then the message bytes exactly as the step's data gives them. What
+ *   `sendTransaction` takes (encoding base64); its signature in base58 is the transaction id.
+ *
+ * The unsigned `sol-tx` data is JSON: `{"message": "<base64>", "lifetime": "blockhash",
+ * "last_valid_block_height": "<decimal>"}` or `{"message": "<base64>", "lifetime": "nonce",
+ * "nonce_account": "<base58>"}`; `message` is the serialized legacy transaction message, the bytes
+ * signed (chains/sol/src/treasury/step-data.ts; docs/adr/0015-solana-offline-signing-blockhash.md).
  *
  * The unsigned `ton-external` data is the V5R1 signing payload (`auth_signed_external` op, wallet id,
  * valid until, seqno, out actions, no extended actions) as a BOC in base64, or JSON

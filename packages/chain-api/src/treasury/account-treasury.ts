@@ -172,9 +172,13 @@ export interface AccountTreasury {
  * checks that the path gives the address before it signs).
  */
 export interface OperatorAccount {
-  readonly role: 'gas' | 'funding' | 'staking';
+  /**
+   * `nonce` (Solana): a durable nonce account, never a signer itself: its address, and as `path` the
+   * path of its authority (the payout's sender, which signs `AdvanceNonceAccount`).
+   */
+  readonly role: 'gas' | 'funding' | 'staking' | 'nonce';
   readonly address: string;
-  /** `m/44'/60'/0'/0/0` (EVM), `m/44'/195'/0'/0/0` (TRON), the subwallet path for TON (`m/44'/607'/0'/<n>'`). */
+  /** `m/44'/60'/0'/0/0` (EVM), `m/44'/195'/0'/0/0` (TRON), the subwallet path for TON (`m/44'/607'/0'/<n>'`), Solana `m/44'/501'/<n>'/0'`. */
   readonly path: string;
 }
 
@@ -317,7 +321,8 @@ export interface AccountStep {
   /**
    * What the signer signs, in the chain's own form: EVM an unsigned serialized transaction (hex) or
    * the EIP-712 / EIP-7702 payload as JSON; TRON the unsigned transaction JSON (`raw_data_hex` is
-   * what is signed); TON the unsigned V5R1 external message body BOC (base64) with its subwallet.
+   * what is signed); TON the unsigned V5R1 external message body BOC (base64) with its subwallet; Solana JSON with the
+   * serialized legacy message (base64) and its lifetime (account-plan-file.ts, `sol-tx`).
    */
   readonly unsigned: { readonly format: AccountUnsignedFormat; readonly data: string };
   /** The nonce (EVM, 7702 authorization), TRON none (its reference block and expiry fix it), TON seqno. */
@@ -337,7 +342,7 @@ export type StepSigner =
   | { readonly kind: 'deposit'; readonly address: string; readonly key: AccountKey; readonly index: number; readonly path: string }
   | { readonly kind: 'operator'; readonly account: OperatorAccount };
 
-export type AccountUnsignedFormat = 'evm-tx' | 'evm-7702-authorization' | 'evm-3009-authorization' | 'tron-tx' | 'ton-external';
+export type AccountUnsignedFormat = 'evm-tx' | 'evm-7702-authorization' | 'evm-3009-authorization' | 'tron-tx' | 'ton-external' | 'sol-tx';
 
 /** A step checked against its signature. */
 export type VerifiedStep =

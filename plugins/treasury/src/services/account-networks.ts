@@ -45,13 +45,13 @@ export class AccountNetworks {
       throw treasuryErrors.treasury_unavailable({
         message: adapter.definition.capabilities.accountTreasury
           ? `${chain} ${network} is not watched (plugins.watchers.chains), so the gateway has no provider to build and broadcast with.`
-          : `${chain} has no account treasury: account plans are for EVM chains, TRON and TON.`,
+          : `${chain} has no account treasury: account plans are for EVM chains, TRON, TON and Solana.`,
         details: { chain, network },
       });
     }
     const settings = this.deps.treasuryConfig.networks[chain]?.[network];
     const operatorAccounts: Partial<Record<OperatorAccount['role'], OperatorAccount>> = {};
-    for (const role of ['gas', 'funding', 'staking'] as const) {
+    for (const role of ['gas', 'funding', 'staking', 'nonce'] as const) {
       const account = settings?.operatorAccounts?.[role];
       if (account) operatorAccounts[role] = { role, address: account.address, path: account.path };
     }
