@@ -54,6 +54,7 @@ export const CLAIM_MESSAGES = defineMessages(
     hint_tron: 'Sign the message with your wallet (signMessageV2); paste the hex signature.',
     hint_ada: 'Sign the message with your wallet (CIP-30 signData) for the address above; paste it as <COSE_Sign1 hex>.<COSE_Key hex>.',
     hint_ton: 'Sign the message with your wallet’s key; paste it as <public key hex>.<signature hex>.',
+    hint_sol: 'Sign the message with your wallet’s Sign Message (Phantom, Solflare) for the address above; paste the signature (base58, base64 or hex).',
     hint_other: 'Sign the message with the key of the address above and paste the signature.',
     err_claim_address_invalid: 'This is not an address of {symbol} on {network}. Check that your wallet is on {network}.',
     err_claim_address_mismatch: 'The two addresses differ. Enter the same address twice.',
@@ -118,6 +119,8 @@ export const CLAIM_MESSAGES = defineMessages(
       hint_ada:
         'Signieren Sie die Nachricht mit Ihrer Wallet (CIP-30 signData) für die oben angegebene Adresse; fügen Sie sie als <COSE_Sign1 hex>.<COSE_Key hex> ein.',
       hint_ton: 'Signieren Sie die Nachricht mit dem Schlüssel Ihrer Wallet; fügen Sie sie als <Public Key hex>.<Signatur hex> ein.',
+      hint_sol:
+        'Signieren Sie die Nachricht mit „Nachricht signieren“ Ihrer Wallet (Phantom, Solflare) für die oben angegebene Adresse; fügen Sie die Signatur ein (Base58, Base64 oder hex).',
       hint_other: 'Signieren Sie die Nachricht mit dem Schlüssel der oben angegebenen Adresse und fügen Sie die Signatur ein.',
       err_claim_address_invalid: 'Dies ist keine Adresse für {symbol} über {network}. Prüfen Sie, ob Ihre Wallet {network} verwendet.',
       err_claim_address_mismatch: 'Die beiden Adressen unterscheiden sich. Geben Sie zweimal dieselbe Adresse ein.',
@@ -179,6 +182,8 @@ export const CLAIM_MESSAGES = defineMessages(
       hint_tron: 'Firme el mensaje con su billetera (signMessageV2) y pegue la firma en hexadecimal.',
       hint_ada: 'Firme el mensaje con su billetera (CIP-30 signData) para la dirección de arriba y péguelo como <COSE_Sign1 hex>.<COSE_Key hex>.',
       hint_ton: 'Firme el mensaje con la clave de su billetera y péguelo como <clave pública hex>.<firma hex>.',
+      hint_sol:
+        'Firme el mensaje con «Firmar mensaje» de su billetera (Phantom, Solflare) para la dirección de arriba y pegue la firma (base58, base64 o hex).',
       hint_other: 'Firme el mensaje con la clave de la dirección de arriba y pegue la firma.',
       err_claim_address_invalid: 'Esta no es una dirección de {symbol} en la red {network}. Compruebe que su billetera usa {network}.',
       err_claim_address_mismatch: 'Las dos direcciones no coinciden. Escriba la misma dirección dos veces.',
@@ -242,6 +247,8 @@ export const CLAIM_MESSAGES = defineMessages(
       hint_ada:
         'Signez le message avec votre portefeuille (CIP-30 signData) pour l’adresse ci-dessus et collez-le sous la forme <COSE_Sign1 hex>.<COSE_Key hex>.',
       hint_ton: 'Signez le message avec la clé de votre portefeuille et collez-le sous la forme <clé publique hex>.<signature hex>.',
+      hint_sol:
+        'Signez le message avec « Signer le message » de votre portefeuille (Phantom, Solflare) pour l’adresse ci-dessus et collez la signature (base58, base64 ou hex).',
       hint_other: 'Signez le message avec la clé de l’adresse ci-dessus et collez la signature.',
       err_claim_address_invalid: 'Ce n’est pas une adresse {symbol} sur le réseau {network}. Vérifiez que votre portefeuille utilise {network}.',
       err_claim_address_mismatch: 'Les deux adresses diffèrent. Saisissez deux fois la même adresse.',
@@ -303,6 +310,8 @@ export const CLAIM_MESSAGES = defineMessages(
       hint_tron: 'Assine a mensagem com a sua carteira (signMessageV2) e cole a assinatura em hexadecimal.',
       hint_ada: 'Assine a mensagem com a sua carteira (CIP-30 signData) para o endereço acima e cole-a como <COSE_Sign1 hex>.<COSE_Key hex>.',
       hint_ton: 'Assine a mensagem com a chave da sua carteira e cole-a como <chave pública hex>.<assinatura hex>.',
+      hint_sol:
+        'Assine a mensagem com «Assinar mensagem» da sua carteira (Phantom, Solflare) para o endereço acima e cole a assinatura (base58, base64 ou hex).',
       hint_other: 'Assine a mensagem com a chave do endereço acima e cole a assinatura.',
       err_claim_address_invalid: 'Este não é um endereço de {symbol} na rede {network}. Verifique se a sua carteira está na rede {network}.',
       err_claim_address_mismatch: 'Os dois endereços são diferentes. Digite o mesmo endereço duas vezes.',
@@ -363,6 +372,8 @@ export const CLAIM_MESSAGES = defineMessages(
       hint_tron: 'Firma il messaggio con il tuo wallet (signMessageV2) e incolla la firma esadecimale.',
       hint_ada: 'Firma il messaggio con il tuo wallet (CIP-30 signData) per l’indirizzo qui sopra e incollalo come <COSE_Sign1 hex>.<COSE_Key hex>.',
       hint_ton: 'Firma il messaggio con la chiave del tuo wallet e incollalo come <chiave pubblica hex>.<firma hex>.',
+      hint_sol:
+        'Firma il messaggio con «Firma messaggio» del tuo wallet (Phantom, Solflare) per l’indirizzo qui sopra e incolla la firma (base58, base64 o hex).',
       hint_other: 'Firma il messaggio con la chiave dell’indirizzo qui sopra e incolla la firma.',
       err_claim_address_invalid: 'Questo non è un indirizzo {symbol} sulla rete {network}. Verifica che il tuo wallet sia sulla rete {network}.',
       err_claim_address_mismatch: 'I due indirizzi sono diversi. Inserisci lo stesso indirizzo due volte.',
@@ -423,6 +434,8 @@ export const CLAIM_MESSAGES = defineMessages(
       hint_tron: 'Mesajı cüzdanınızla imzalayın (signMessageV2) ve onaltılık (hex) imzayı yapıştırın.',
       hint_ada: 'Mesajı yukarıdaki adres için cüzdanınızla imzalayın (CIP-30 signData) ve <COSE_Sign1 hex>.<COSE_Key hex> biçiminde yapıştırın.',
       hint_ton: 'Mesajı cüzdanınızın anahtarıyla imzalayın ve <açık anahtar hex>.<imza hex> biçiminde yapıştırın.',
+      hint_sol:
+        'Mesajı yukarıdaki adres için cüzdanınızın “Mesaj imzala” işleviyle (Phantom, Solflare) imzalayın ve imzayı yapıştırın (base58, base64 veya hex).',
       hint_other: 'Mesajı yukarıdaki adresin anahtarıyla imzalayın ve imzayı yapıştırın.',
       err_claim_address_invalid: 'Bu, {network} ağındaki bir {symbol} adresi değil. Cüzdanınızın {network} ağında olduğunu kontrol edin.',
       err_claim_address_mismatch: 'İki adres birbirinden farklı. Aynı adresi iki kez girin.',
@@ -483,6 +496,7 @@ export const CLAIM_MESSAGES = defineMessages(
       hint_tron: '请用钱包签署该消息（signMessageV2），并粘贴十六进制签名。',
       hint_ada: '请用钱包为上方地址签署该消息（CIP-30 signData），并按 <COSE_Sign1 hex>.<COSE_Key hex> 的格式粘贴。',
       hint_ton: '请用钱包的密钥签署该消息，并按 <公钥 hex>.<签名 hex> 的格式粘贴。',
+      hint_sol: '请用钱包的“签署消息”功能（Phantom、Solflare）为上方地址签署该消息，并粘贴签名（base58、base64 或 hex）。',
       hint_other: '请用上方地址的密钥签署该消息并粘贴签名。',
       err_claim_address_invalid: '这不是 {network} 网络上的 {symbol} 地址。请检查您的钱包是否使用 {network} 网络。',
       err_claim_address_mismatch: '两次输入的地址不一致。请输入两次相同的地址。',

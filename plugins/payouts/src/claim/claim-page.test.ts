@@ -106,3 +106,12 @@ test('after the claim the page shows its state and no form; German speaks German
 test('every language of the claim texts fills every placeholder English fills, and no other', (t) => {
   t.deepEqual(placeholderMismatches(CLAIM_MESSAGES), []);
 });
+
+test('a Solana refund’s proof hint names the wallets’ Sign Message and the signature forms the chain accepts', (t) => {
+  const page = render(view({ claim_requires_proof: true, chain: 'sol', network: 'devnet', coin: 'usdc_sol' }), {
+    facts: { symbol: 'USDC', networkName: 'Solana devnet', family: 'sol' },
+  });
+  t.true(page.includes('(Phantom, Solflare)'));
+  t.true(page.includes('base58, base64 or hex'));
+  t.false(page.includes(CLAIM_MESSAGES.t('en', 'hint_other')));
+});

@@ -26,7 +26,7 @@ export function claimState(view: ClaimView): ClaimState {
 }
 
 /** How the payer's wallet signs a message on the refund's chain (the form {@link AddressSignatureProof} names). */
-type SignatureFamily = 'utxo' | 'evm' | 'tron' | 'ada' | 'ton' | 'other';
+type SignatureFamily = 'utxo' | 'evm' | 'tron' | 'ada' | 'ton' | 'sol' | 'other';
 
 /** The coin and network as the payer must give an address for them. */
 export interface CoinFacts {
@@ -45,7 +45,7 @@ export function claimCoinFacts(chains: ChainRegistry, item: ItemView): CoinFacts
   const family: SignatureFamily =
     item.chain === 'btc' || item.chain === 'ltc'
       ? 'utxo'
-      : item.chain === 'tron' || item.chain === 'ada' || item.chain === 'ton'
+      : item.chain === 'tron' || item.chain === 'ada' || item.chain === 'ton' || item.chain === 'sol'
         ? item.chain
         : network?.evmChainId !== undefined
           ? 'evm'

@@ -66,7 +66,7 @@ export const accountTreasuryPage = definePage<Services>({
         return page(
           'Account treasury',
           html`<h1>Account treasury</h1>
-<p class="note">EVM chains, TRON and TON: every deposit address is its own account. A token cannot move until its address can pay for gas; the plans below gather it at the lowest cost a method allows, every key offline.</p>
+<p class="note">EVM chains, TRON and TON: every deposit address is its own account. A token cannot move until its address can pay for gas; the plans below gather it at the lowest cost a method allows, every key offline. Solana: payments land in the merchant’s own address, so there is nothing to gather; its balances and payouts are here too.</p>
 <form method="get" action="${BASE}"><h2>Holdings</h2>
 <label for="h-chain">Chain</label><input id="h-chain" name="chain" required maxlength="40" value="${chain}">
 <label for="h-network">Network</label><input id="h-network" name="network" required maxlength="40" value="${network}">
