@@ -13,7 +13,7 @@ test.before(async () => {
     'plugins.checkout.streamsPerClient': 3,
     'plugins.checkout.longPollSeconds': 20,
     // Every chain of the build, so every wallet link is checked (ltc and base are off by default).
-    'chains.enabled': ['btc', 'eth', 'tron', 'ada', 'polygon', 'bsc', 'ton', 'ltc', 'base'],
+    'chains.enabled': ['btc', 'eth', 'tron', 'ada', 'polygon', 'bsc', 'ton', 'ltc', 'base', 'sol'],
   });
 });
 test.after.always(async () => {
@@ -224,6 +224,8 @@ test('language: each of the eight languages by Accept-Language with a region, it
 test('every chain: the page links the payment URI as a labelled "Open in wallet" deep link in the chain’s scheme', async (t) => {
   const c = await sandboxClient(gw);
   const ADDRESS = '0x[0-9a-fA-F]{40}';
+  const BASE58 = '[1-9A-HJ-NP-Za-km-z]{32,44}';
+  const SOLANA_PAY_TEXTS = '(&label=[^&]+)?(&message=[^&]+)?';
   const expected: Readonly<Record<string, RegExp>> = {
     btc: /^bitcoin:tb1[0-9a-z]+\?amount=0\.5$/,
     ltc: /^litecoin:[0-9a-zA-Z]+\?amount=0\.5$/,
@@ -240,6 +242,10 @@ test('every chain: the page links the payment URI as a labelled "Open in wallet"
     ton: /^ton:\/\/transfer\/[\w-]{48}\?amount=500000000&text=[\w-]+$/,
     usdt_ton: /^ton:\/\/transfer\/[\w-]{48}\?jetton=[\w:-]+&amount=500000&text=[\w-]+$/,
     ada: /^web\+cardano:addr_test1[0-9a-z]+\?amount=0\.5$/,
+    // Solana Pay transfer requests: the merchant's address, a reference per invoice (issue 43).
+    sol: new RegExp(`^solana:${BASE58}\\?amount=0\\.5&reference=${BASE58}${SOLANA_PAY_TEXTS}$`),
+    usdc_sol: new RegExp(`^solana:${BASE58}\\?amount=0\\.5&spl-token=4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU&reference=${BASE58}${SOLANA_PAY_TEXTS}$`),
+    usdt_sol: new RegExp(`^solana:${BASE58}\\?amount=0\\.5&spl-token=AUknh93CwqQMZp7YfHgGhQcuBU7QgmncJJyUkGEse6H&reference=${BASE58}${SOLANA_PAY_TEXTS}$`),
   };
   for (const [coin, pattern] of Object.entries(expected)) {
     const inv = await invoice(c, { coin, amount_crypto: '0.5' });
