@@ -13,10 +13,10 @@ import test from 'ava';
 import { HDNodeWallet, Mnemonic } from 'ethers';
 import { chains as shippedChains, plugins } from '@gw/app-gateway';
 import { CLI_ACTOR, defineChain } from '@gw/kernel';
-import { signedFetch, startTestKernel, waitFor, type TestKernel } from '@gw/kernel/testing';
+import { signedFetch, startTestKernel, type TestKernel } from '@gw/kernel/testing';
 import { createEvmAdapter } from '@gw/chain-evm';
 import { cliRunner, EvmTreasuryChain, FAST_RETRIES, FIXED_RATES, Receiver, TREASURY_TEST_MNEMONIC, type TestProject, stopAll } from '@gw/testing';
-import { verifyWebhook } from '@gw/webhook-verify';
+import { expectPayoutsCompleted } from '@gw/plugin-payouts/testing';
 import { signOffline, treasuryApi, treasuryOperator } from '@gw/plugin-treasury/testing';
 
 const FUNDING_PATH = "m/44'/60'/2'/0/0";
@@ -135,16 +135,5 @@ test('a USDC payout to three recipients: proposed over the API, approved, batche
 
   for (const [i, r] of recipients.entries()) t.is(await chain.balanceOf(chain.contracts.eip3009, r.address), units[i]!);
   t.is(await chain.balanceOf(chain.contracts.eip3009, funding.address), 1_000n * USDC - (125n * USDC + 2_340_000n + 1n));
-  for (const item of items) {
-    const now = await signedFetch(gw.url, `/api/v1/payouts/${item.id}`, project);
-    t.like(now.body, { status: 'completed', plan_id: planId });
-    t.truthy(now.body.txid);
-  }
-
-  await waitFor(
-    async () => receiver.requests.filter((r) => r.headers['x-service-event-type'] === 'payout.completed').length === 3,
-    30_000,
-    'three payout.completed deliveries',
-  );
-  t.true(receiver.requests.every((r) => verifyWebhook({ header: String(r.headers['x-service-signature']), rawBody: r.body, secrets: [project.secret] }).ok));
+  await expectPayoutsCompleted(t, gw, project, items, planId, receiver);
 });

@@ -12,10 +12,10 @@
 import test from 'ava';
 import { chains, plugins } from '@gw/app-gateway';
 import { CLI_ACTOR } from '@gw/kernel';
-import { signedFetch, startTestKernel, waitFor, type TestKernel } from '@gw/kernel/testing';
+import { signedFetch, startTestKernel, type TestKernel } from '@gw/kernel/testing';
 import { ata, freshAddress, fundedSigner, installMint, LAMPORTS_PER_SOL, LiteSvmLedger, mintTo } from '@gw/chain-sol/testing';
 import { cliRunner, FAST_RETRIES, FIXED_RATES, projectWithPools, Receiver, stopAll, type TestProject } from '@gw/testing';
-import { verifyWebhook } from '@gw/webhook-verify';
+import { expectPayoutsCompleted } from '@gw/plugin-payouts/testing';
 import { signOffline, treasuryApi } from '@gw/plugin-treasury/testing';
 
 const USDC = '4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU';
@@ -136,15 +136,5 @@ test('a USDC payout to two recipients on Solana: proposed, approved, batched fro
   };
   for (const [i, r] of recipients.entries()) t.is(await amountAt(r.address), units[i]!);
   t.is(await amountAt(FUNDING.address), 1_000_000_000n - 12_500_001n);
-  for (const item of items) {
-    const now = await signedFetch(gw.url, `/api/v1/payouts/${item.id}`, project);
-    t.like(now.body, { status: 'completed', plan_id: planId });
-    t.truthy(now.body.txid);
-  }
-  await waitFor(
-    async () => receiver.requests.filter((r) => r.headers['x-service-event-type'] === 'payout.completed').length === 2,
-    30_000,
-    'two payout.completed deliveries',
-  );
-  t.true(receiver.requests.every((r) => verifyWebhook({ header: String(r.headers['x-service-signature']), rawBody: r.body, secrets: [project.secret] }).ok));
+  await expectPayoutsCompleted(t, gw, project, items, planId, receiver);
 });

@@ -1,7 +1,10 @@
 import { watchersPlugin } from '@gw/plugin-watchers';
 import { treasuryPlugin } from '@gw/plugin-treasury';
 import { SANDBOX_PLUGINS, sandboxClient, startSandboxKernel, type SandboxClient } from '@gw/plugin-sandbox/testing';
-import { signedFetch, type TestKernel } from '@gw/kernel/testing';
+import type { ExecutionContext } from 'ava';
+import { signedFetch, waitFor, type TestKernel } from '@gw/kernel/testing';
+import type { Receiver, TestProject } from '@gw/testing';
+import { verifyWebhook } from '@gw/webhook-verify';
 import { payoutsPlugin } from '../src/index.js';
 
 export { sandboxClient, type SandboxClient };
@@ -41,4 +44,29 @@ export async function invoiceIn(c: SandboxClient, coin: string, amount: string |
     if (sim.status !== 200) throw new Error(`simulate-${what} failed: ${sim.status} ${JSON.stringify(sim.body)}`);
   }
   return (await c.call('GET', `/invoices/${res.body.id}`)).body;
+}
+
+/**
+ * After a payout plan confirmed: every item reads `completed` in `planId` with its txid, and the
+ * receiver got one signed `payout.completed` delivery per item (every delivery verifies).
+ */
+export async function expectPayoutsCompleted(
+  t: ExecutionContext,
+  gw: TestKernel,
+  project: TestProject,
+  items: readonly { readonly id: string }[],
+  planId: string,
+  receiver: Receiver,
+): Promise<void> {
+  for (const item of items) {
+    const now = await signedFetch(gw.url, `/api/v1/payouts/${item.id}`, project);
+    t.like(now.body, { status: 'completed', plan_id: planId });
+    t.truthy(now.body.txid);
+  }
+  await waitFor(
+    async () => receiver.requests.filter((r) => r.headers['x-service-event-type'] === 'payout.completed').length === items.length,
+    30_000,
+    `${items.length} payout.completed deliveries`,
+  );
+  t.true(receiver.requests.every((r) => verifyWebhook({ header: String(r.headers['x-service-signature']), rawBody: r.body, secrets: [project.secret] }).ok));
 }
