@@ -79,6 +79,17 @@ async function observe(address: string, amountUnits: bigint, references?: readon
   return outcomes[0]!;
 }
 
+// Serial tests run before the others: the pool is still empty here.
+test.serial('concurrent first creates of a project all get its one recipient: whichever derives row 0, the others read it', async (t) => {
+  t.is((await gw.kernel.cradle.db('address_pool_addresses').where({ project_id: projectId })).length, 0, 'nothing derived yet');
+  const created = await Promise.all(['1', '2', '3', '4', '5'].map((n) => create(`first-${n}`, `7.${n}1`, 'exact')));
+  t.is(new Set(created.map((i) => i.address)).size, 1, 'one address');
+  t.is(new Set(created.map((i) => i.payment_reference)).size, 5, 'five references');
+  const rows = await gw.kernel.cradle.db('address_pool_addresses').where({ project_id: projectId });
+  t.is(rows.length, 1);
+  t.like(rows[0], { derivation_index: 0, address: created[0]!.address, state: 'allocated' });
+});
+
 test('invoices share the one recipient without overlay, each with its own reference in its payment URI; the recipient is never released', async (t) => {
   const first = await create('ref-first', '1', 'exact');
   const second = await create('ref-second', '1', 'at_least');

@@ -223,10 +223,12 @@ export class AddressPoolService {
    * so a project's invoices are not serialised on its one address.
    */
   private async allocateRecipient(trx: Knex.Transaction, wallet: VerifiedWallet, invoiceRef: string): Promise<Allocation> {
-    const held = await PoolAddress.query(trx).findOne({ wallet_id: wallet.id, derivation_index: 0 });
-    if (held?.state === 'allocated') return this.result(held, false);
-    const row = held ?? (await this.growOnRequest(trx, wallet, false));
+    const recipient = () => PoolAddress.query(trx).findOne({ wallet_id: wallet.id, derivation_index: 0 });
+    // A concurrent first create may derive row 0 while this one waits for the pool's lock: growing
+    // then finds the pool at its one index, and the row it derived is read again.
+    const row = (await recipient()) ?? (await this.growOnRequest(trx, wallet, false)) ?? (await recipient());
     if (!row) throw addressPoolErrors.pool_exhausted({ details: { chain: wallet.chain, overlay: false } });
+    if (row.state === 'allocated') return this.result(row, false);
     return this.result(await this.take(trx, row, invoiceRef), false);
   }
 
