@@ -14,8 +14,16 @@ import type { ChainModule, NetworkDefinition, ObservedTransfer, PublicProvider }
 import { watchedSet } from '@gw/kernel/testing';
 import { startReplayedProvider } from '@gw/testing';
 
-/** Networks that run on the operator's own machine: no public provider can serve them. */
-const LOCAL_NETWORKS = new Set(['regtest']);
+/** Networks that run on the operator's own machine: no public provider can serve them (Solana's local validator: `localnet`). */
+const LOCAL_NETWORKS = new Set(['regtest', 'localnet']);
+
+/**
+ * Chains whose public providers have no recording yet, with the reason. Solana (issue 43) was built
+ * on a machine without internet, so no real answer of the Solana Foundation's endpoints could be
+ * recorded; its watcher is tested against a local ledger (LiteSVM behind the same JSON-RPC calls,
+ * chains/sol/test/litesvm-rpc.ts) instead. Listed here so that the gap is visible, not silent.
+ */
+const UNRECORDED = new Map([['sol', 'no recording of the Solana Foundation endpoints yet (built offline; chains/sol/README.md, Tests)']]);
 
 const networksOf = (module: ChainModule): NetworkDefinition[] => [module.definition.networks.mainnet, ...module.definition.networks.testnets];
 
@@ -79,7 +87,20 @@ function declare(module: ChainModule, network: NetworkDefinition, provider: Publ
 }
 
 for (const module of chains) {
+  if (UNRECORDED.has(module.definition.id)) continue;
   for (const network of networksOf(module)) {
     for (const provider of network.publicProviders ?? []) declare(module, network, provider);
   }
 }
+
+test('a chain left out of the replays is in the build, lists public providers and says why', (t) => {
+  for (const [id, reason] of UNRECORDED) {
+    const module = chains.find((m) => m.definition.id === id);
+    t.truthy(module, `${id} is in the build`);
+    t.true(
+      networksOf(module!).some((network) => (network.publicProviders ?? []).length > 0),
+      `${id} lists public providers`,
+    );
+    t.true(reason.length > 0);
+  }
+});

@@ -3,6 +3,7 @@ import {
   chainErrors,
   checkPayoutRequest,
   expectShape,
+  fromBaseUnits,
   payoutPlanBuild,
   payoutRecipientsContext,
   payoutShortfall,
@@ -429,6 +430,5 @@ function checkPath(path: string, what: string): void {
 
 /** `0.5 SOL (500000000 lamports)`. */
 function solText(units: bigint): string {
-  const digits = units.toString().padStart(10, '0');
-  return `${digits.slice(0, -9)}.${digits.slice(-9).replace(/0+$/, '') || '0'} SOL (${units} lamports)`;
+  return `${fromBaseUnits(units, 9)} SOL (${units} lamports)`;
 }
