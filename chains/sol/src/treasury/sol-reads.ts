@@ -56,8 +56,7 @@ export class SolReads {
     );
     return answers.map((answer) => {
       const result = resultOf(answer, 'getBalance') as { value?: unknown };
-      expectShape(typeof result?.value === 'number' || typeof result?.value === 'bigint', 'getBalance value');
-      return BigInt(result.value as number);
+      return exactU64(result?.value, 'getBalance value');
     });
   }
 
@@ -95,15 +94,13 @@ export class SolReads {
   /** Lamports an account of `size` bytes must hold to be rent-exempt. */
   async rentExempt(size: number): Promise<bigint> {
     const value = await this.rpc.call('sol.treasury.rent', 'getMinimumBalanceForRentExemption', [size]);
-    expectShape(typeof value === 'number', 'getMinimumBalanceForRentExemption');
-    return BigInt(value);
+    return exactU64(value, 'getMinimumBalanceForRentExemption');
   }
 
   /** The fee of a compiled message (base64), lamports. */
   async feeForMessage(messageBase64: string): Promise<bigint> {
     const result = (await this.rpc.call('sol.treasury.fee', 'getFeeForMessage', [messageBase64, { commitment: 'confirmed' }])) as { value?: unknown };
-    expectShape(typeof result?.value === 'number', 'getFeeForMessage value (null: the blockhash expired)');
-    return BigInt(result.value);
+    return exactU64(result?.value, 'getFeeForMessage value (null: the blockhash expired)');
   }
 
   async latestBlockhash(): Promise<{ blockhash: string; lastValidBlockHeight: bigint }> {
@@ -146,9 +143,13 @@ export class SolReads {
 function decodeAccount(value: unknown): SolAccount | null {
   const account = value as { lamports?: unknown; owner?: unknown; data?: unknown } | null;
   if (account === null || typeof account !== 'object') return null;
-  expectShape(typeof account.lamports === 'number' && typeof account.owner === 'string', 'account lamports and owner');
+  expectShape(typeof account.owner === 'string', 'account owner');
   expectShape(Array.isArray(account.data) && typeof account.data[0] === 'string' && account.data[1] === 'base64', 'account data (base64)');
-  return { lamports: BigInt(account.lamports), owner: account.owner, data: new Uint8Array(Buffer.from(account.data[0] as string, 'base64')) };
+  return {
+    lamports: exactU64(account.lamports, 'account lamports'),
+    owner: account.owner,
+    data: new Uint8Array(Buffer.from(account.data[0] as string, 'base64')),
+  };
 }
 
 /** An SPL token account (mint, owner, amount: the first 72 bytes of its 165); null for anything else. */
@@ -174,4 +175,14 @@ export function decodeNonceAccount(account: SolAccount | null): NonceState | nul
     nonce: base58.decode(account.data.subarray(40, 72)),
     lamportsPerSignature: view.getBigUint64(72, true),
   };
+}
+
+/**
+ * A u64 the JSON-RPC answers as a JSON number (lamports, fees), as bigint. JSON numbers are exact
+ * only up to 2^53 (about 9 million SOL): a larger one, or one that is no non-negative integer, is
+ * refused as the provider's malformed answer rather than read as a rounded amount.
+ */
+function exactU64(value: unknown, what: string): bigint {
+  expectShape(typeof value === 'bigint' ? value >= 0n : Number.isSafeInteger(value) && (value as number) >= 0, what);
+  return BigInt(value as number | bigint);
 }
