@@ -1,7 +1,8 @@
 import {
-  callsPerRequest,
-  expectShape,
   ProviderError,
+  sendJsonRpcBatch,
+  type JsonRpcAnswer,
+  type JsonRpcCall,
   type NetworkDefinition,
   type ProviderEndpoint,
   type ProviderHttp,
@@ -14,13 +15,10 @@ import {
  */
 
 /** One JSON-RPC call: method and params. */
-export type RpcCall = readonly [method: string, params: readonly unknown[]];
+export type RpcCall = JsonRpcCall;
 
 /** One JSON-RPC answer: a result, or the node's error. */
-export interface RpcAnswer {
-  readonly result?: unknown;
-  readonly error?: { readonly message?: string; readonly code?: number };
-}
+export type RpcAnswer = JsonRpcAnswer;
 
 /**
  * Genesis hashes of the public clusters (https://solana.com/docs/references/clusters): a provider
@@ -62,25 +60,17 @@ export class SolRpc {
    * Sends `calls` to `endpoint` in requests of at most its calls per second (`callsPerRequest`),
    * the first preceded by `getGenesisHash` until the endpoint has shown it is on this network.
    */
-  async send(http: ProviderHttp, endpoint: ProviderEndpoint, calls: readonly RpcCall[]): Promise<(RpcAnswer | undefined)[]> {
+  send(http: ProviderHttp, endpoint: ProviderEndpoint, calls: readonly RpcCall[]): Promise<(RpcAnswer | undefined)[]> {
     const genesis = GENESIS_HASHES[this.network.id];
-    const check = genesis !== undefined && !this.checked.has(endpoint.url);
-    const all: readonly RpcCall[] = check ? [['getGenesisHash', []], ...calls] : calls;
-    const size = callsPerRequest(endpoint, Math.max(1, all.length));
-    const answers: (RpcAnswer | undefined)[] = [];
-    for (let start = 0; start < all.length; start += size) {
-      const body = all.slice(start, start + size).map(([method, params], i) => ({ jsonrpc: '2.0', id: start + i, method, params }));
-      const response = await http.json('POST', '', { body });
-      expectShape(Array.isArray(response), 'JSON-RPC batch');
-      const byId = new Map((response as (RpcAnswer & { id: number })[]).map((r) => [r.id, r]));
-      answers.push(...body.map(({ id }) => byId.get(id)));
-      if (start === 0 && check) {
-        const actual = answers.shift()?.result;
+    if (genesis === undefined || this.checked.has(endpoint.url)) return sendJsonRpcBatch(http, endpoint, calls);
+    return sendJsonRpcBatch(http, endpoint, calls, {
+      call: ['getGenesisHash', []],
+      check: (answer) => {
+        const actual = answer?.result;
         if (actual !== genesis) throw new ProviderError('http_error', endpoint.name, `provider's genesis hash is ${String(actual)}, not ${this.network.id}'s`);
         this.checked.add(endpoint.url);
-      }
-    }
-    return answers;
+      },
+    });
   }
 }
 

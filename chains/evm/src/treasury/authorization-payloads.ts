@@ -1,3 +1,4 @@
+import type { TransferAuthorizationJson } from '@gw/chain-api';
 import { getAddress, type AuthorizationRequest, type TypedDataDomain, type TypedDataField } from 'ethers';
 
 /**
@@ -30,14 +31,7 @@ export interface TypedDataPayload {
   readonly domain: { readonly name: string; readonly version: string; readonly chainId: string; readonly verifyingContract: string };
   readonly types: Record<string, TypedDataField[]>;
   readonly primaryType: 'TransferWithAuthorization';
-  readonly message: {
-    readonly from: string;
-    readonly to: string;
-    readonly value: string;
-    readonly validAfter: string;
-    readonly validBefore: string;
-    readonly nonce: string;
-  };
+  readonly message: TransferAuthorizationJson;
 }
 
 export function parseTypedDataPayload(data: string): {

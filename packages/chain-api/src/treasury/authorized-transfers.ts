@@ -12,6 +12,9 @@ export interface TransferAuthorization {
   readonly nonce: string;
 }
 
+/** A {@link TransferAuthorization} as JSON carries it (EIP-712 `eth_signTypedData_v4`, x402): every number a decimal string. */
+export type TransferAuthorizationJson = { readonly [Field in keyof TransferAuthorization]: string };
+
 /** A token's EIP-712 domain, as its `DOMAIN_SEPARATOR()` is built (read from the chain, never assumed). */
 export interface AuthorizationDomain {
   readonly name: string;

@@ -3,6 +3,7 @@
  * `exact` scheme on EVM in `specs/schemes/exact/scheme_exact_evm.md`). Amounts are decimal strings
  * of base units on the wire, as the protocol writes them.
  */
+import type { TransferAuthorizationJson } from '@gw/kernel';
 
 /** The protocol version this gateway speaks. v1 (`X-PAYMENT`, names such as `base-sepolia`) is not served. */
 export const X402_VERSION = 2;
@@ -40,14 +41,7 @@ export interface PaymentRequired {
 }
 
 /** EIP-3009 authorization as the payload carries it: every number a decimal string, `nonce` 0x + 64 hex. */
-export interface ExactEvmAuthorization {
-  readonly from: string;
-  readonly to: string;
-  readonly value: string;
-  readonly validAfter: string;
-  readonly validBefore: string;
-  readonly nonce: string;
-}
+export type ExactEvmAuthorization = TransferAuthorizationJson;
 
 /** The client's payment (header `PAYMENT-SIGNATURE`, base64 of its JSON; MCP: `_meta["x402/payment"]`, the object itself). */
 export interface PaymentPayload {
