@@ -7,6 +7,7 @@
 import {
   assertSigningInput,
   checkSignatureHeader,
+  parseWebhookEnvelope,
   signatureHeader,
   signatureVerdict,
   signedPrefix,
@@ -77,15 +78,9 @@ export async function verifyWebhook(input: VerifyWebhookInput): Promise<WebhookV
 export async function constructWebhookEvent(input: VerifyWebhookInput): Promise<WebhookEnvelope> {
   const result = await verifyWebhook(input);
   if (!result.ok) throw new WebhookVerificationError(result.reason);
-  let envelope: unknown;
-  try {
-    envelope = JSON.parse(typeof input.rawBody === 'string' ? input.rawBody : new TextDecoder().decode(input.rawBody));
-  } catch {
-    throw new WebhookVerificationError('invalid_json');
-  }
-  if (typeof envelope !== 'object' || envelope === null || typeof (envelope as WebhookEnvelope).event_id !== 'string')
-    throw new WebhookVerificationError('invalid_json');
-  return envelope as WebhookEnvelope;
+  const envelope = parseWebhookEnvelope(typeof input.rawBody === 'string' ? input.rawBody : new TextDecoder().decode(input.rawBody));
+  if (!envelope) throw new WebhookVerificationError('invalid_json');
+  return envelope;
 }
 
 /** Builds `t=<timestamp>,v1=<hex>...`, one `v1` per secret, as the gateway signs a delivery. */

@@ -173,6 +173,21 @@ export type WebhookEnvelope<Data = never> = [Data] extends [never]
   ? InvoiceWebhookEnvelope | RefundWebhookEnvelope | PayoutWebhookEnvelope | SessionWebhookEnvelope
   : EventEnvelope<GatewayEventType, Data>;
 
+/**
+ * A delivery's body read as an envelope: undefined when it is not JSON, or not an object with a
+ * string `event_id` (the receiver's `invalid_json`). Fields beyond `event_id` are not checked.
+ */
+export function parseWebhookEnvelope(text: string): WebhookEnvelope | undefined {
+  let envelope: unknown;
+  try {
+    envelope = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  if (typeof envelope !== 'object' || envelope === null || typeof (envelope as WebhookEnvelope).event_id !== 'string') return undefined;
+  return envelope as WebhookEnvelope;
+}
+
 /** Why a delivery was refused; each maps to a distinct 401 body. */
 export type WebhookVerifyFailure = 'malformed_header' | 'signature_mismatch' | 'timestamp_out_of_window';
 

@@ -16,6 +16,7 @@ import {
   assertSigningInput,
   checkSignatureHeader,
   FAILURE_RESPONSE_ERRORS,
+  parseWebhookEnvelope,
   SIGNATURE_HEADER,
   signatureHeader,
   signatureVerdict,
@@ -190,15 +191,8 @@ export function createWebhookHandler(options: WebhookHandlerOptions): (req: Inco
       ...(options.toleranceSeconds === undefined ? {} : { toleranceSeconds: options.toleranceSeconds }),
     });
     if (!verified.ok) return reply(res, 401, { error: FAILURE_RESPONSE_ERRORS[verified.reason] });
-    let envelope: WebhookEnvelope;
-    try {
-      envelope = JSON.parse(rawBody.toString('utf8')) as WebhookEnvelope;
-    } catch {
-      return reply(res, 400, { error: 'invalid_json' });
-    }
-    if (typeof envelope !== 'object' || envelope === null || typeof envelope.event_id !== 'string' || envelope.event_id === '') {
-      return reply(res, 400, { error: 'invalid_json' });
-    }
+    const envelope = parseWebhookEnvelope(rawBody.toString('utf8'));
+    if (!envelope || envelope.event_id === '') return reply(res, 400, { error: 'invalid_json' });
     const id = envelope.event_id;
     if (processed.has(id)) return reply(res, 200, { ok: true });
     if (inFlight.has(id)) return reply(res, 409, { error: 'event_in_progress' });
