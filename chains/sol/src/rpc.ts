@@ -3,9 +3,9 @@ import {
   sendJsonRpcBatch,
   type JsonRpcAnswer,
   type JsonRpcCall,
+  type JsonRpcNetworkProbe,
   type NetworkDefinition,
   type ProviderEndpoint,
-  type ProviderHttp,
   type ProviderPool,
 } from '@gw/chain-api';
 
@@ -47,7 +47,7 @@ export class SolRpc {
 
   /** Runs `calls` as one operation of the pool: answers in call order (undefined where unanswered). */
   batch(operation: string, calls: readonly RpcCall[]): Promise<(RpcAnswer | undefined)[]> {
-    return this.providers.run(operation, (http, endpoint) => this.send(http, endpoint, calls));
+    return this.providers.run(operation, (http, endpoint) => sendJsonRpcBatch(http, endpoint, calls, this.genesisProbe(endpoint)));
   }
 
   /** One call whose error is a provider failure: its result. */
@@ -57,20 +57,20 @@ export class SolRpc {
   }
 
   /**
-   * Sends `calls` to `endpoint` in requests of at most its calls per second (`callsPerRequest`),
-   * the first preceded by `getGenesisHash` until the endpoint has shown it is on this network.
+   * The `getGenesisHash` call that goes first to `endpoint` (paced by `sendJsonRpcBatch` like the
+   * others) until it has shown it is on this network; none for a network without a known genesis.
    */
-  send(http: ProviderHttp, endpoint: ProviderEndpoint, calls: readonly RpcCall[]): Promise<(RpcAnswer | undefined)[]> {
+  private genesisProbe(endpoint: ProviderEndpoint): JsonRpcNetworkProbe | undefined {
     const genesis = GENESIS_HASHES[this.network.id];
-    if (genesis === undefined || this.checked.has(endpoint.url)) return sendJsonRpcBatch(http, endpoint, calls);
-    return sendJsonRpcBatch(http, endpoint, calls, {
+    if (genesis === undefined || this.checked.has(endpoint.url)) return undefined;
+    return {
       call: ['getGenesisHash', []],
       check: (answer) => {
         const actual = answer?.result;
         if (actual !== genesis) throw new ProviderError('http_error', endpoint.name, `provider's genesis hash is ${String(actual)}, not ${this.network.id}'s`);
         this.checked.add(endpoint.url);
       },
-    });
+    };
   }
 }
 
