@@ -43,6 +43,7 @@ export { validateInput } from './http/validate.js';
 export * from './cli/command.js';
 export * from './cli/flags.js';
 export * from './net/blocked-address.js';
+export * from './net/ipv6-words.js';
 export * from './web/index.js';
 export * from './readiness/readiness.js';
 export * from './deps.js';
