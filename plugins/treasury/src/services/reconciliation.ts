@@ -5,6 +5,7 @@ import type { Logger } from 'pino';
 import type { TreasuryConfig } from '../config.js';
 import type { AccountNetworks } from './account-networks.js';
 import type { AccountReconciliation } from './account-reconciliation.js';
+import { eachOutput } from './each-output.js';
 import type { TreasuryNetwork, TreasuryNetworks } from './treasury-networks.js';
 
 /** A difference between what the gateway recorded and what the provider sees. */
@@ -189,19 +190,8 @@ export class Reconciliation {
   /** Unspent outputs in a block the watchers recorded (attested or not), by address. */
   private async recorded(target: TreasuryNetwork): Promise<Map<string, ReceivedOutput[]>> {
     const byAddress = new Map<string, ReceivedOutput[]>();
-    let after: string | undefined;
-    do {
-      const page = await this.deps.watchersOutputs.list({
-        chain: target.chain,
-        network: target.network,
-        spent: 'unspent',
-        inBlockOnly: true,
-        limit: 1000,
-        ...(after ? { after } : {}),
-      });
-      for (const output of page.outputs) byAddress.set(output.address, [...(byAddress.get(output.address) ?? []), output]);
-      after = page.next ?? undefined;
-    } while (after);
+    const query = { chain: target.chain, network: target.network, spent: 'unspent', inBlockOnly: true } as const;
+    for await (const output of eachOutput(this.deps.watchersOutputs, query)) byAddress.set(output.address, [...(byAddress.get(output.address) ?? []), output]);
     return byAddress;
   }
 }
