@@ -5,6 +5,8 @@ export * from './coalesce.js';
 export * from './failure-log.js';
 export * from './batcher.js';
 export * from './group-by.js';
+export * from './iso-time.js';
+export * from './pick.js';
 export * from './plugin.js';
 export * from './loader.js';
 export * from './kernel.js';

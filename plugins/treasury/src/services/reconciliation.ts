@@ -1,4 +1,4 @@
-import { jsonRecords, newId, sql, sqlQuery, type AuditLog, type ProviderOutput } from '@gw/kernel';
+import { jsonRecords, newId, sql, sqlQuery, type AuditLog, type ProviderOutput, isoTime, isoTimeOrNull, pick } from '@gw/kernel';
 import type { ReceivedOutput, ReceivedOutputs } from '@gw/plugin-watchers/contract';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
@@ -147,15 +147,9 @@ export class Reconciliation {
     );
     return {
       runs: runs.map((r) => ({
-        id: r.id,
-        chain: r.chain,
-        network: r.network,
-        addresses: r.addresses,
-        provider_calls: r.provider_calls,
-        differences: r.differences,
-        failure: r.failure,
-        started_at_iso: new Date(r.started_at).toISOString(),
-        finished_at_iso: r.finished_at ? new Date(r.finished_at).toISOString() : null,
+        ...pick(r, ['id', 'chain', 'network', 'addresses', 'provider_calls', 'differences', 'failure']),
+        started_at_iso: isoTime(r.started_at),
+        finished_at_iso: isoTimeOrNull(r.finished_at),
       })),
       differences,
     };
