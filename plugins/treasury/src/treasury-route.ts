@@ -36,8 +36,9 @@ export function scopeOf(auth: AuthContext, needed: string): TreasuryScope {
 export type PlanAct<B extends TSchema> = (planId: string, scope: TreasuryScope, actor: Actor, body: Static<B>) => Promise<unknown>;
 
 /**
- * A route on one plan (`…/plans/:plan_id…`, PAT, tag `treasury`) answering what `act` answers: a
- * GET with the caller's `treasury:read` reach, a POST with its `treasury:write` reach.
+ * A route on one plan (`…/plans/:plan_id…`, PAT, tag `treasury`) answering what `act` answers with
+ * the status of its one declared response: a GET with the caller's `treasury:read` reach, a POST
+ * with its `treasury:write` reach.
  */
 export function planRoute<B extends TSchema>(route: {
   readonly method: 'GET' | 'POST';
