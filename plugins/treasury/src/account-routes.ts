@@ -1,11 +1,11 @@
-import { type AuthContext, defineRoute, restActor, type RouteDefinition } from '@gw/kernel';
+import { defineRoute, restActor, type RouteDefinition } from '@gw/kernel';
 import type { Static } from 'typebox';
 import type { AccountBroadcaster } from './services/account-broadcast.js';
 import type { AccountPlans, AccountSweepInput } from './services/account-plans.js';
 import type { AccountSignedImport } from './services/account-signed-import.js';
 import type { Sweepers } from './services/sweepers.js';
 import { planFilterOf } from './services/plan-page.js';
-import type { TreasuryScope } from './services/treasury-scope.js';
+import { AUTH_ERRORS, planRoute, READ, scopeOf, SIGNED_IMPORT_ERRORS, WRITE, WRITE_ERRORS } from './treasury-route.js';
 import {
   AccountImportBody,
   AccountPlanFileSchema,
@@ -20,7 +20,7 @@ import {
   HoldingsQuery,
   QuotesSchema,
 } from './account-schemas.js';
-import { PlanIdParams, PlansQuery } from './schemas.js';
+import { PlansQuery } from './schemas.js';
 
 /**
  * The account-chain treasury routes (issue 36) under `/api/v1/treasury/accounts/`: holdings per
@@ -28,18 +28,12 @@ import { PlanIdParams, PlansQuery } from './schemas.js';
  * signed imports, broadcast stage by stage and cancellation. Same tokens and scopes as the UTXO
  * routes.
  */
-export function accountRoutes(
-  deps: {
-    treasuryAccountPlans: AccountPlans;
-    treasuryAccountSignedImport: AccountSignedImport;
-    treasuryAccountBroadcaster: AccountBroadcaster;
-    treasurySweepers: Sweepers;
-  },
-  scopeOf: (auth: AuthContext, needed: string) => TreasuryScope,
-  errors: { auth: readonly string[]; write: readonly string[]; signedImport: readonly string[] },
-): RouteDefinition[] {
-  const READ = 'treasury:read';
-  const WRITE = 'treasury:write';
+export function accountRoutes(deps: {
+  treasuryAccountPlans: AccountPlans;
+  treasuryAccountSignedImport: AccountSignedImport;
+  treasuryAccountBroadcaster: AccountBroadcaster;
+  treasurySweepers: Sweepers;
+}): RouteDefinition[] {
   const sweepInput = (body: Static<typeof AccountSweepBody>): AccountSweepInput => ({
     chain: body.chain,
     network: body.network,
@@ -50,7 +44,7 @@ export function accountRoutes(
     ...(body.min_units ? { minUnits: BigInt(body.min_units) } : {}),
   });
   const BUILD_ERRORS = [
-    ...errors.write,
+    ...WRITE_ERRORS,
     'treasury_nothing_to_move',
     'treasury_outputs_planned',
     'treasury_wrong_network',
@@ -68,7 +62,7 @@ export function accountRoutes(
       auth: 'pat',
       query: HoldingsQuery,
       responses: { 200: HoldingsPage },
-      errors: [...errors.auth, 'validation_error', 'treasury_unavailable', 'chain_provider_unavailable'],
+      errors: [...AUTH_ERRORS, 'validation_error', 'treasury_unavailable', 'chain_provider_unavailable'],
       handler: async ({ auth, query }) => ({
         body: {
           holdings: await deps.treasuryAccountPlans.holdings(
@@ -112,79 +106,54 @@ export function accountRoutes(
       auth: 'pat',
       query: PlansQuery,
       responses: { 200: AccountPlansPage },
-      errors: [...errors.auth, 'validation_error'],
+      errors: [...AUTH_ERRORS, 'validation_error'],
       handler: async ({ auth, query }) => ({
         body: await deps.treasuryAccountPlans.list(planFilterOf(query), scopeOf(auth, READ)),
       }),
     }),
-    defineRoute({
+    planRoute({
       method: 'GET',
       path: '/api/v1/treasury/accounts/plans/:plan_id',
       summary: 'One account-chain plan with its steps.',
-      tags: ['treasury'],
-      auth: 'pat',
-      params: PlanIdParams,
       responses: { 200: AccountPlanSchema },
-      errors: [...errors.auth, 'treasury_plan_not_found'],
-      handler: async ({ auth, params }) => ({ body: await deps.treasuryAccountPlans.get(params.plan_id, scopeOf(auth, READ)) }),
+      errors: [...AUTH_ERRORS, 'treasury_plan_not_found'],
+      act: (planId, scope) => deps.treasuryAccountPlans.get(planId, scope),
     }),
-    defineRoute({
+    planRoute({
       method: 'GET',
       path: '/api/v1/treasury/accounts/plans/:plan_id/file',
       summary: 'The plan file of the signing round awaited: the steps a signer signs offline (the hot gas wallet’s are not in it).',
-      tags: ['treasury'],
-      auth: 'pat',
-      params: PlanIdParams,
       responses: { 200: AccountPlanFileSchema },
-      errors: [...errors.auth, 'treasury_plan_not_found', 'treasury_plan_not_signable', 'treasury_unavailable'],
-      handler: async ({ auth, params }) => ({ body: await deps.treasuryAccountPlans.planFile(params.plan_id, scopeOf(auth, READ)) }),
+      errors: [...AUTH_ERRORS, 'treasury_plan_not_found', 'treasury_plan_not_signable', 'treasury_unavailable'],
+      act: (planId, scope) => deps.treasuryAccountPlans.planFile(planId, scope),
     }),
-    defineRoute({
+    planRoute({
       method: 'POST',
       path: '/api/v1/treasury/accounts/plans/:plan_id/signed',
       summary: 'Hand back a round’s signed file: each step verified to be exactly the plan’s, signed by its key, before anything is stored.',
       description:
         'Round 1 of a two-round plan (EIP-7702, EIP-3009) makes round 2 (the gas address’s submission), which the hot gas wallet signs when configured, else awaits a second file.',
-      tags: ['treasury'],
-      auth: 'pat',
-      params: PlanIdParams,
       body: AccountImportBody,
       responses: { 200: AccountPlanSchema },
-      errors: [...errors.signedImport, 'treasury_hot_wallet_refused', 'treasury_hot_wallet_cap_exceeded'],
-      handler: async ({ auth, params, body, requestId }) => ({
-        body: await deps.treasuryAccountSignedImport.import(
-          { planId: params.plan_id, text: body.signed, broadcast: body.broadcast },
-          scopeOf(auth, WRITE),
-          restActor(auth, requestId),
-        ),
-      }),
+      errors: [...SIGNED_IMPORT_ERRORS, 'treasury_hot_wallet_refused', 'treasury_hot_wallet_cap_exceeded'],
+      act: (planId, scope, actor, body) => deps.treasuryAccountSignedImport.import({ planId, text: body.signed, broadcast: body.broadcast }, scope, actor),
     }),
-    defineRoute({
+    planRoute({
       method: 'POST',
       path: '/api/v1/treasury/accounts/plans/:plan_id/broadcast',
       summary:
         'Broadcast a signed account plan: every nonce checked fresh first (a stale one fails the plan, nothing sent), then stage 1; later stages follow as each confirms.',
-      tags: ['treasury'],
-      auth: 'pat',
-      params: PlanIdParams,
       responses: { 200: AccountPlanSchema },
-      errors: [...errors.write, 'treasury_plan_not_broadcastable', 'treasury_broadcast_rejected', 'treasury_nonce_stale', 'chain_provider_unavailable'],
-      handler: async ({ auth, params, requestId }) => ({
-        body: await deps.treasuryAccountBroadcaster.broadcast(params.plan_id, scopeOf(auth, WRITE), restActor(auth, requestId)),
-      }),
+      errors: [...WRITE_ERRORS, 'treasury_plan_not_broadcastable', 'treasury_broadcast_rejected', 'treasury_nonce_stale', 'chain_provider_unavailable'],
+      act: (planId, scope, actor) => deps.treasuryAccountBroadcaster.broadcast(planId, scope, actor),
     }),
-    defineRoute({
+    planRoute({
       method: 'POST',
       path: '/api/v1/treasury/accounts/plans/:plan_id/cancel',
       summary: 'Drop an account plan that was not broadcast; its addresses are free again.',
-      tags: ['treasury'],
-      auth: 'pat',
-      params: PlanIdParams,
       responses: { 200: AccountPlanSchema },
-      errors: [...errors.write, 'treasury_plan_not_cancellable'],
-      handler: async ({ auth, params, requestId }) => ({
-        body: await deps.treasuryAccountPlans.cancel(params.plan_id, scopeOf(auth, WRITE), restActor(auth, requestId)),
-      }),
+      errors: [...WRITE_ERRORS, 'treasury_plan_not_cancellable'],
+      act: (planId, scope, actor) => deps.treasuryAccountPlans.cancel(planId, scope, actor),
     }),
     defineRoute({
       method: 'POST',
@@ -232,7 +201,7 @@ export function accountRoutes(
       auth: 'pat',
       query: SweepersQuery,
       responses: { 200: SweepersPage },
-      errors: [...errors.auth, 'validation_error'],
+      errors: [...AUTH_ERRORS, 'validation_error'],
       handler: async ({ auth, query }) => {
         scopeOf(auth, READ);
         return {

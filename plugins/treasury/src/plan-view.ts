@@ -1,4 +1,4 @@
-import type { PlanFile } from '@gw/kernel';
+import { type PlanFile, isoTime, isoTimeOrNull } from '@gw/kernel';
 import { type Plan, recipientsOf, type SkippedOutput, type StoredRecipient } from './models/plan.js';
 import type { PlanInput } from './models/plan-input.js';
 import type { PlanKind, PlanStatus } from './plan-status.js';
@@ -54,12 +54,11 @@ export interface PlanInputView {
 
 /** A plan's moments at the edge (ISO 8601), either kind of plan. */
 export function planTimes(plan: Plan): Pick<PlanView, 'created_at_iso' | 'signed_at_iso' | 'broadcast_at_iso' | 'confirmed_at_iso'> {
-  const iso = (d: Date | null) => (d ? new Date(d).toISOString() : null);
   return {
-    created_at_iso: new Date(plan.created_at).toISOString(),
-    signed_at_iso: iso(plan.signed_at),
-    broadcast_at_iso: iso(plan.broadcast_at),
-    confirmed_at_iso: iso(plan.confirmed_at),
+    created_at_iso: isoTime(plan.created_at),
+    signed_at_iso: isoTimeOrNull(plan.signed_at),
+    broadcast_at_iso: isoTimeOrNull(plan.broadcast_at),
+    confirmed_at_iso: isoTimeOrNull(plan.confirmed_at),
   };
 }
 

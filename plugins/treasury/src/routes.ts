@@ -1,7 +1,7 @@
-import { type AuthContext, defineRoute, restActor, type RouteDefinition, withDeps } from '@gw/kernel';
-import { patHasScope } from '@gw/plugin-tenancy/contract';
+import { defineRoute, restActor, type RouteDefinition, withDeps } from '@gw/kernel';
 import { accountRoutes } from './account-routes.js';
 import { treasuryErrors } from './errors.js';
+import { AUTH_ERRORS, planRoute, READ, scopeOf, SIGNED_IMPORT_ERRORS, WRITE, WRITE_ERRORS } from './treasury-route.js';
 import {
   AccelerateBody,
   BalancesPage,
@@ -11,7 +11,6 @@ import {
   ImportBody,
   OutputsPage,
   OutputsQuery,
-  PlanIdParams,
   PlanSchema,
   PlansPage,
   PlansQuery,
@@ -21,30 +20,7 @@ import {
 } from './schemas.js';
 import type { SweepRequest } from './services/treasury-plans.js';
 import { planFilterOf } from './services/plan-page.js';
-import { scopeProjects, type TreasuryScope } from './services/treasury-scope.js';
-
-const READ = 'treasury:read';
-const WRITE = 'treasury:write';
-const AUTH_ERRORS = ['auth_invalid', 'insufficient_scope', 'project_suspended'];
-const WRITE_ERRORS = [...AUTH_ERRORS, 'validation_error', 'treasury_unavailable', 'treasury_plan_not_found'];
-/** What an import of a signed file answers, for either kind of plan. */
-const SIGNED_IMPORT_ERRORS = [
-  ...WRITE_ERRORS,
-  'treasury_signed_mismatch',
-  'treasury_signed_incomplete',
-  'treasury_signed_unreadable',
-  'treasury_signed_other_plan',
-  'treasury_plan_not_signable',
-  'treasury_plan_already_signed',
-];
-
-/** The caller's reach after checking the token's scope (403 `insufficient_scope`). */
-function scopeOf(auth: AuthContext, needed: string): TreasuryScope {
-  if (!patHasScope(auth.scopes, needed)) {
-    throw treasuryErrors.insufficient_scope({ message: `This route needs the scope ${needed}.`, details: { scope: needed } });
-  }
-  return { ...(auth.operatorId ? { operatorId: auth.operatorId } : {}), ...(auth.project ? { projectId: auth.project.id } : {}) };
-}
+import { scopeProjects } from './services/treasury-scope.js';
 
 /**
  * The treasury's REST API (issue 35 item 6): operators only, with a personal access token
@@ -172,81 +148,48 @@ export const treasuryRoutes = withDeps(
         body: await deps.treasuryPlans.list(planFilterOf(query), scopeOf(auth, READ)),
       }),
     }),
-    defineRoute({
+    planRoute({
       method: 'GET',
       path: '/api/v1/treasury/plans/:plan_id',
       summary: 'One plan with its inputs, status and plan file.',
-      tags: ['treasury'],
-      auth: 'pat',
-      params: PlanIdParams,
       responses: { 200: PlanSchema },
       errors: [...AUTH_ERRORS, 'treasury_plan_not_found'],
-      handler: async ({ auth, params }) => ({ body: await deps.treasuryPlans.get(params.plan_id, scopeOf(auth, READ)) }),
+      act: (planId, scope) => deps.treasuryPlans.get(planId, scope),
     }),
-    defineRoute({
+    planRoute({
       method: 'POST',
       path: '/api/v1/treasury/plans/:plan_id/signed',
       summary: 'Hand back the signed transaction: verified to be exactly the plan before anything is stored.',
       description: 'A second import of the same signed text answers as the first did. Anything that differs from the plan is refused and nothing is broadcast.',
-      tags: ['treasury'],
-      auth: 'pat',
-      params: PlanIdParams,
       body: ImportBody,
       responses: { 200: PlanSchema },
       errors: SIGNED_IMPORT_ERRORS,
-      handler: async ({ auth, params, body, requestId }) => ({
-        body: await deps.treasurySignedImport.import(
-          { planId: params.plan_id, text: body.signed, broadcast: body.broadcast },
-          scopeOf(auth, WRITE),
-          restActor(auth, requestId),
-        ),
-      }),
+      act: (planId, scope, actor, body) => deps.treasurySignedImport.import({ planId, text: body.signed, broadcast: body.broadcast }, scope, actor),
     }),
-    defineRoute({
+    planRoute({
       method: 'POST',
       path: '/api/v1/treasury/plans/:plan_id/broadcast',
       summary: 'Broadcast a signed plan through the configured providers.',
-      tags: ['treasury'],
-      auth: 'pat',
-      params: PlanIdParams,
       responses: { 200: PlanSchema },
       errors: [...WRITE_ERRORS, 'treasury_plan_not_broadcastable', 'treasury_broadcast_rejected'],
-      handler: async ({ auth, params, requestId }) => ({
-        body: await deps.treasuryTracker.broadcast(params.plan_id, scopeOf(auth, WRITE), restActor(auth, requestId)),
-      }),
+      act: (planId, scope, actor) => deps.treasuryTracker.broadcast(planId, scope, actor),
     }),
-    defineRoute({
+    planRoute({
       method: 'POST',
       path: '/api/v1/treasury/plans/:plan_id/bump',
       summary: 'Replace a stuck broadcast sweep (RBF): a new plan over the same inputs at a higher fee.',
-      tags: ['treasury'],
-      auth: 'pat',
-      params: PlanIdParams,
       body: BumpBody,
       responses: { 201: PlanSchema },
       errors: [...WRITE_ERRORS, 'treasury_plan_not_bumpable', 'treasury_bump_fee_too_low', 'treasury_fee_above_ceiling', 'treasury_fee_rate_unavailable'],
-      handler: async ({ auth, params, body, requestId }) => ({
-        status: 201,
-        body: await deps.treasuryPlans.bump(
-          params.plan_id,
-          body.fee_rate ? { feeRate: BigInt(body.fee_rate) } : {},
-          scopeOf(auth, WRITE),
-          restActor(auth, requestId),
-        ),
-      }),
+      act: (planId, scope, actor, body) => deps.treasuryPlans.bump(planId, body.fee_rate ? { feeRate: BigInt(body.fee_rate) } : {}, scope, actor),
     }),
-    defineRoute({
+    planRoute({
       method: 'POST',
       path: '/api/v1/treasury/plans/:plan_id/cancel',
       summary: 'Drop a plan that was not broadcast; its outputs are free again.',
-      tags: ['treasury'],
-      auth: 'pat',
-      params: PlanIdParams,
       responses: { 200: PlanSchema },
       errors: [...WRITE_ERRORS, 'treasury_plan_not_cancellable'],
-      handler: async ({ auth, params, requestId }) => ({
-        body: await deps.treasuryPlans.cancel(params.plan_id, scopeOf(auth, WRITE), restActor(auth, requestId)),
-      }),
+      act: (planId, scope, actor) => deps.treasuryPlans.cancel(planId, scope, actor),
     }),
     defineRoute({
       method: 'POST',
@@ -309,6 +252,6 @@ export const treasuryRoutes = withDeps(
         body: { rows: await deps.treasuryMovedOut.rows({ from: new Date(query.from), to: new Date(query.to) }, scopeOf(auth, READ)) },
       }),
     }),
-    ...accountRoutes(deps, scopeOf, { auth: AUTH_ERRORS, write: WRITE_ERRORS, signedImport: SIGNED_IMPORT_ERRORS }),
+    ...accountRoutes(deps),
   ],
 );

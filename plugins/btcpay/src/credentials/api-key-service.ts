@@ -1,5 +1,17 @@
 import { randomBytes } from 'node:crypto';
-import { type Actor, type AuditLog, hashToken, newId, type ProjectPrincipal, sql, sqlQuery, type UserAccessScope } from '@gw/kernel';
+import {
+  type Actor,
+  type AuditLog,
+  hashToken,
+  newId,
+  type ProjectPrincipal,
+  sql,
+  sqlQuery,
+  type UserAccessScope,
+  isoTime,
+  isoTimeOrNull,
+  pick,
+} from '@gw/kernel';
 import type { Knex } from 'knex';
 import type { BtcpayPrincipal } from '../contract.js';
 import { btcpayErrors } from '../errors.js';
@@ -230,16 +242,10 @@ function singleStore(permissions: readonly string[]): string | null {
 
 function toView(row: KeyRow): BtcpayApiKeyView {
   return {
-    id: row.id,
-    operator_id: row.operator_id,
-    user_id: row.user_id,
-    label: row.label,
-    application_identifier: row.application_identifier,
-    token_hint: row.token_hint,
-    permissions: row.permissions,
-    created_at_iso: new Date(row.created_at).toISOString(),
-    last_used_at_iso: row.last_used_at ? new Date(row.last_used_at).toISOString() : null,
-    revoked_at_iso: row.revoked_at ? new Date(row.revoked_at).toISOString() : null,
+    ...pick(row, ['id', 'operator_id', 'user_id', 'label', 'application_identifier', 'token_hint', 'permissions']),
+    created_at_iso: isoTime(row.created_at),
+    last_used_at_iso: isoTimeOrNull(row.last_used_at),
+    revoked_at_iso: isoTimeOrNull(row.revoked_at),
     revoked_by: row.revoked_by,
   };
 }

@@ -1,4 +1,5 @@
 import { isIP } from 'node:net';
+import { ipv6Words } from '@gw/kernel';
 
 /**
  * Who a status stream is counted against (issue 33 finding 19): an IPv4 client by its address,
@@ -20,22 +21,4 @@ export function streamClientKey(address: string): string {
     .slice(0, 4)
     .map((w) => w.toString(16))
     .join(':')}::/64`;
-}
-
-/** The eight 16-bit words of a valid IPv6 literal (zone dropped, `::` and a dotted tail expanded). */
-function ipv6Words(ipv6: string): number[] {
-  const zone = ipv6.indexOf('%');
-  let text = (zone === -1 ? ipv6 : ipv6.slice(0, zone)).toLowerCase();
-  const lastGroup = text.lastIndexOf(':') + 1;
-  const tail = text.slice(lastGroup);
-  if (tail.includes('.')) {
-    const [a, b, c, d] = tail.split('.').map(Number) as [number, number, number, number];
-    text = `${text.slice(0, lastGroup)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
-  }
-  const [head, rest] = text.split('::') as [string, string | undefined];
-  const parse = (part: string) => (part === '' ? [] : part.split(':').map((h) => parseInt(h, 16)));
-  const left = parse(head);
-  if (rest === undefined) return left;
-  const right = parse(rest);
-  return [...left, ...new Array<number>(8 - left.length - right.length).fill(0), ...right];
 }

@@ -1,4 +1,4 @@
-import { type Actor, type AuditLog, hashToken, newId, randomBase62, sql, sqlQuery } from '@gw/kernel';
+import { type Actor, type AuditLog, hashToken, newId, randomBase62, sql, sqlQuery, isoTime, isoTimeOrNull, pick } from '@gw/kernel';
 import type { Knex } from 'knex';
 import { tenancyErrors } from '../errors.js';
 import { PersonalAccessToken } from '../models/personal-access-token.js';
@@ -111,13 +111,9 @@ export class PatService {
 
   private toView(row: PersonalAccessToken): PatView {
     return {
-      id: row.id,
-      name: row.name,
-      operator_id: row.operator_id,
-      project_id: row.project_id,
-      scopes: row.scopes,
-      created_at_iso: new Date(row.created_at).toISOString(),
-      revoked_at_iso: row.revoked_at ? new Date(row.revoked_at).toISOString() : null,
+      ...pick(row, ['id', 'name', 'operator_id', 'project_id', 'scopes']),
+      created_at_iso: isoTime(row.created_at),
+      revoked_at_iso: isoTimeOrNull(row.revoked_at),
     };
   }
 }

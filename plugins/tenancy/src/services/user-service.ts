@@ -1,4 +1,4 @@
-import { type Actor, type AuditLog, isUlid, isUniqueViolation, newId, type UserAccess } from '@gw/kernel';
+import { type Actor, type AuditLog, isUlid, isUniqueViolation, newId, type UserAccess, isoTime, pick } from '@gw/kernel';
 import type { Knex } from 'knex';
 import { tenancyErrors } from '../errors.js';
 import { PersonalAccessToken } from '../models/personal-access-token.js';
@@ -194,14 +194,7 @@ export class UserService {
   }
 
   private toView(user: User): UserView {
-    return {
-      id: user.id,
-      operator_id: user.operator_id,
-      email: user.email,
-      status: user.status,
-      role: user.role,
-      invited_at_iso: new Date(user.invited_at).toISOString(),
-    };
+    return { ...pick(user, ['id', 'operator_id', 'email', 'status', 'role']), invited_at_iso: isoTime(user.invited_at) };
   }
 }
 

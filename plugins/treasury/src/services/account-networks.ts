@@ -1,7 +1,7 @@
 import type { AccountTreasury, ChainAdapter, ChainId, ChainRegistry, OperatorAccount } from '@gw/kernel';
 import type { ReceivedOutputs } from '@gw/plugin-watchers/contract';
 import type { TreasuryConfig } from '../config.js';
-import { treasuryErrors } from '../errors.js';
+import { requireTreasury, type TreasuryKind, treasuryNetworkIds, unlessUnavailable } from './treasury-kind.js';
 
 /** An account-chain network the treasury can move money on (issue 36), with the operator's settings for it. */
 export interface AccountNetwork {
@@ -24,31 +24,20 @@ export interface AccountNetwork {
 export class AccountNetworks {
   constructor(private readonly deps: { chains: ChainRegistry; watchersOutputs: ReceivedOutputs; treasuryConfig: TreasuryConfig }) {}
 
-  /** Throws 422 `treasury_unavailable` for a chain not enabled, a network not watched, or a chain without an account treasury. */
-  /**
-   * The network, or undefined where {@link get} would throw: what a pass over stored plans skips
-   * (a chain disabled or a network no longer watched since the plan was made).
-   */
+  private readonly kind: TreasuryKind<AccountTreasury> = {
+    implemented: (definition) => Boolean(definition.capabilities.accountTreasury),
+    of: (chain, network) => this.deps.watchersOutputs.accountTreasuryOf(chain, network),
+    none: (chain) => `${chain} has no account treasury: account plans are for EVM chains, TRON, TON and Solana.`,
+  };
+
+  /** The network, or undefined where {@link get} would throw. */
   find(chain: string, network: string): AccountNetwork | undefined {
-    try {
-      return this.get(chain, network);
-    } catch {
-      return undefined;
-    }
+    return unlessUnavailable(() => this.get(chain, network));
   }
 
+  /** Throws 422 `treasury_unavailable` for a chain not enabled, a network not watched, or a chain without an account treasury. */
   get(chain: string, network: string): AccountNetwork {
-    if (!this.deps.chains.has(chain)) throw treasuryErrors.treasury_unavailable({ message: `The chain ${chain} is not enabled.`, details: { chain, network } });
-    const adapter = this.deps.chains.get(chain);
-    const treasury = this.deps.watchersOutputs.accountTreasuryOf(adapter.definition.id, network);
-    if (!treasury) {
-      throw treasuryErrors.treasury_unavailable({
-        message: adapter.definition.capabilities.accountTreasury
-          ? `${chain} ${network} is not watched (plugins.watchers.chains), so the gateway has no provider to build and broadcast with.`
-          : `${chain} has no account treasury: account plans are for EVM chains, TRON, TON and Solana.`,
-        details: { chain, network },
-      });
-    }
+    const { adapter, treasury } = requireTreasury(this.deps.chains, this.kind, chain, network);
     const settings = this.deps.treasuryConfig.networks[chain]?.[network];
     const operatorAccounts: Partial<Record<OperatorAccount['role'], OperatorAccount>> = {};
     for (const role of ['gas', 'funding', 'staking', 'nonce'] as const) {
@@ -69,15 +58,7 @@ export class AccountNetworks {
 
   /** Every watched network with an account treasury (the jobs' and gauges' work list). */
   all(): AccountNetwork[] {
-    const found: AccountNetwork[] = [];
-    for (const adapter of this.deps.chains.list()) {
-      const { definition } = adapter;
-      if (!definition.capabilities.accountTreasury) continue;
-      for (const network of [definition.networks.mainnet, ...definition.networks.testnets]) {
-        if (this.deps.watchersOutputs.accountTreasuryOf(definition.id, network.id)) found.push(this.get(definition.id, network.id));
-      }
-    }
-    return found;
+    return treasuryNetworkIds(this.deps.chains, this.kind).map(({ chain, network }) => this.get(chain, network));
   }
 
   /** True when `chain` is an account chain (its plans go through the account plans). */

@@ -3,6 +3,7 @@ import type { ReceivedOutputs } from '@gw/plugin-watchers/contract';
 import type { Knex } from 'knex';
 import type { TreasuryConfig } from '../config.js';
 import type { AccountNetwork } from './account-networks.js';
+import { eachOutput } from './each-output.js';
 
 /** What the gateway's records say one pool address should hold of one coin. */
 export interface RecordedHolding {
@@ -86,24 +87,12 @@ export class AccountReconciliation {
       return row;
     };
     const projectOf = new Map<string, string>();
-    let after: string | undefined;
-    do {
-      const page = await this.deps.watchersOutputs.list({
-        chain: target.chain,
-        network: target.network,
-        spent: 'any',
-        inBlockOnly: true,
-        limit: 1000,
-        ...(after ? { after } : {}),
-      });
-      for (const o of page.outputs) {
-        projectOf.set(o.address, o.projectId);
-        // The treasury's own transactions (top-ups) are counted from its plans, not as receipts.
-        if (own.has(o.txHash.toLowerCase())) continue;
-        entry(o.address, o.projectId, o.coin).expected += o.amountUnits;
-      }
-      after = page.next ?? undefined;
-    } while (after);
+    for await (const o of eachOutput(this.deps.watchersOutputs, { chain: target.chain, network: target.network, spent: 'any', inBlockOnly: true })) {
+      projectOf.set(o.address, o.projectId);
+      // The treasury's own transactions (top-ups) are counted from its plans, not as receipts.
+      if (own.has(o.txHash.toLowerCase())) continue;
+      entry(o.address, o.projectId, o.coin).expected += o.amountUnits;
+    }
     if (projectOf.size === 0) return [];
     const addresses = [...projectOf.keys()];
 

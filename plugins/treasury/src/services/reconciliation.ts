@@ -1,10 +1,11 @@
-import { jsonRecords, newId, sql, sqlQuery, type AuditLog, type ProviderOutput } from '@gw/kernel';
+import { jsonRecords, newId, sql, sqlQuery, type AuditLog, type ProviderOutput, isoTime, isoTimeOrNull, pick } from '@gw/kernel';
 import type { ReceivedOutput, ReceivedOutputs } from '@gw/plugin-watchers/contract';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { TreasuryConfig } from '../config.js';
 import type { AccountNetworks } from './account-networks.js';
 import type { AccountReconciliation } from './account-reconciliation.js';
+import { eachOutput } from './each-output.js';
 import type { TreasuryNetwork, TreasuryNetworks } from './treasury-networks.js';
 
 /** A difference between what the gateway recorded and what the provider sees. */
@@ -146,15 +147,9 @@ export class Reconciliation {
     );
     return {
       runs: runs.map((r) => ({
-        id: r.id,
-        chain: r.chain,
-        network: r.network,
-        addresses: r.addresses,
-        provider_calls: r.provider_calls,
-        differences: r.differences,
-        failure: r.failure,
-        started_at_iso: new Date(r.started_at).toISOString(),
-        finished_at_iso: r.finished_at ? new Date(r.finished_at).toISOString() : null,
+        ...pick(r, ['id', 'chain', 'network', 'addresses', 'provider_calls', 'differences', 'failure']),
+        started_at_iso: isoTime(r.started_at),
+        finished_at_iso: isoTimeOrNull(r.finished_at),
       })),
       differences,
     };
@@ -189,19 +184,8 @@ export class Reconciliation {
   /** Unspent outputs in a block the watchers recorded (attested or not), by address. */
   private async recorded(target: TreasuryNetwork): Promise<Map<string, ReceivedOutput[]>> {
     const byAddress = new Map<string, ReceivedOutput[]>();
-    let after: string | undefined;
-    do {
-      const page = await this.deps.watchersOutputs.list({
-        chain: target.chain,
-        network: target.network,
-        spent: 'unspent',
-        inBlockOnly: true,
-        limit: 1000,
-        ...(after ? { after } : {}),
-      });
-      for (const output of page.outputs) byAddress.set(output.address, [...(byAddress.get(output.address) ?? []), output]);
-      after = page.next ?? undefined;
-    } while (after);
+    const query = { chain: target.chain, network: target.network, spent: 'unspent', inBlockOnly: true } as const;
+    for await (const output of eachOutput(this.deps.watchersOutputs, query)) byAddress.set(output.address, [...(byAddress.get(output.address) ?? []), output]);
     return byAddress;
   }
 }

@@ -2,6 +2,7 @@ import { AppError, type ChainAdapter, type ChainId, type ChainRegistry, type Cha
 import type { ReceivedOutputs } from '@gw/plugin-watchers/contract';
 import type { TreasuryConfig } from '../config.js';
 import { treasuryErrors } from '../errors.js';
+import { requireTreasury, type TreasuryKind, treasuryNetworkIds, unlessUnavailable } from './treasury-kind.js';
 
 /** A chain network the treasury can move money on. */
 export interface TreasuryNetwork {
@@ -22,45 +23,27 @@ export interface TreasuryNetwork {
 export class TreasuryNetworks {
   constructor(private readonly deps: { chains: ChainRegistry; watchersOutputs: ReceivedOutputs; treasuryConfig: TreasuryConfig }) {}
 
-  /** Throws 422 `treasury_unavailable` for a chain not enabled, a network not watched, or a chain without a treasury. */
-  /**
-   * The network, or undefined where {@link get} would throw: what a pass over stored plans skips
-   * (a chain disabled or a network no longer watched since the plan was made).
-   */
+  private readonly kind: TreasuryKind<ChainTreasury> = {
+    implemented: (definition) => Boolean(definition.capabilities.treasury),
+    of: (chain, network) => this.deps.watchersOutputs.treasuryOf(chain, network),
+    none: (chain) => `${chain} has no treasury yet: its balances are shown, nothing can be planned.`,
+  };
+
+  /** The network, or undefined where {@link get} would throw. */
   find(chain: string, network: string): TreasuryNetwork | undefined {
-    try {
-      return this.get(chain, network);
-    } catch {
-      return undefined;
-    }
+    return unlessUnavailable(() => this.get(chain, network));
   }
 
+  /** Throws 422 `treasury_unavailable` for a chain not enabled, a network not watched, or a chain without a treasury. */
   get(chain: string, network: string): TreasuryNetwork {
-    if (!this.deps.chains.has(chain)) throw treasuryErrors.treasury_unavailable({ message: `The chain ${chain} is not enabled.`, details: { chain, network } });
-    const adapter = this.deps.chains.get(chain);
-    const treasury = this.deps.watchersOutputs.treasuryOf(chain, network);
-    if (!treasury) {
-      throw treasuryErrors.treasury_unavailable({
-        message: adapter.definition.capabilities.treasury
-          ? `${chain} ${network} is not watched (plugins.watchers.chains), so the gateway has no provider to build and broadcast with.`
-          : `${chain} has no treasury yet: its balances are shown, nothing can be planned.`,
-        details: { chain, network },
-      });
-    }
+    const { adapter, treasury } = requireTreasury(this.deps.chains, this.kind, chain, network);
     const native = adapter.definition.coins.find((c) => !c.contracts) ?? adapter.definition.coins[0]!;
-    return { chain, network, adapter, treasury, coin: native.id, confirmations: Math.max(1, adapter.definition.defaultConfirmations) };
+    return { chain: adapter.definition.id, network, adapter, treasury, coin: native.id, confirmations: Math.max(1, adapter.definition.defaultConfirmations) };
   }
 
   /** Every network with a treasury (the jobs' work list). */
   all(): TreasuryNetwork[] {
-    const found: TreasuryNetwork[] = [];
-    for (const adapter of this.deps.chains.list()) {
-      const { definition } = adapter;
-      for (const network of [definition.networks.mainnet, ...definition.networks.testnets]) {
-        if (this.deps.watchersOutputs.treasuryOf(definition.id, network.id)) found.push(this.get(definition.id, network.id));
-      }
-    }
-    return found;
+    return treasuryNetworkIds(this.deps.chains, this.kind).map(({ chain, network }) => this.get(chain, network));
   }
 
   /** The configured rate, if any (regtest has no estimate). */

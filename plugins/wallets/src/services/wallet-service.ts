@@ -17,6 +17,8 @@ import {
   sqlRelation,
   type SqlRelation,
   type VerificationStandard,
+  isoTime,
+  isoTimeOrNull,
 } from '@gw/kernel';
 import type { ProjectService } from '@gw/plugin-tenancy/contract';
 import type { Knex } from 'knex';
@@ -405,9 +407,9 @@ export class WalletService {
       state: binding.state,
       verification_standard: definition.verificationStandard,
       derivation_path_prefix: definition.accountPath[binding.network_kind],
-      bound_at_iso: new Date(binding.bound_at).toISOString(),
-      verified_at_iso: binding.verified_at ? new Date(binding.verified_at).toISOString() : null,
-      challenge_expires_at_iso: binding.state === 'pending' ? new Date(binding.challenge_expires_at).toISOString() : null,
+      bound_at_iso: isoTime(binding.bound_at),
+      verified_at_iso: isoTimeOrNull(binding.verified_at),
+      challenge_expires_at_iso: binding.state === 'pending' ? isoTime(binding.challenge_expires_at) : null,
     };
   }
 }

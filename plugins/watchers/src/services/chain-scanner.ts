@@ -22,6 +22,7 @@ import type { WatchersConfig } from '../config.js';
 import type { WatcherMetrics } from '../metrics.js';
 import type { ActivationDetector } from './activation-detector.js';
 import type { ConfirmationCounter } from './confirmation-counter.js';
+import { invoiceTransferKeys } from './invoice-transfer-keys.js';
 import { WATCHER_ACTOR, type PaymentMatcher } from './payment-matcher.js';
 import { markedProviders, type QuorumVerifier } from './quorum-verifier.js';
 import type { ReorgRewinder } from './reorg-rewinder.js';
@@ -480,10 +481,9 @@ export class ChainScanner {
                and received_at < now() - make_interval(secs => ${timeoutSeconds}::int)
          returning invoice_id, tx_hash, output_index`,
       );
-      const ofInvoices = gone.filter((t): t is typeof t & { invoice_id: string } => t.invoice_id !== null);
       await this.deps.invoicesLifecycle.revertPayments(
         trx,
-        ofInvoices.map((t) => ({ invoiceId: t.invoice_id, txHash: t.tx_hash, outputIndex: t.output_index })),
+        invoiceTransferKeys(gone),
         'dropped',
         WATCHER_ACTOR,
         { reason: 'not mined within the mempool timeout', mempool_timeout_seconds: timeoutSeconds },

@@ -1,4 +1,4 @@
-import { type Actor, type AuditLog, coreErrors, sql, sqlQuery } from '@gw/kernel';
+import { type Actor, type AuditLog, coreErrors, sql, sqlQuery, isoTime } from '@gw/kernel';
 import type { InvoiceLifecycle } from '@gw/plugin-invoices/contract';
 import type { Knex } from 'knex';
 import { watchersErrors } from '../errors.js';
@@ -104,8 +104,8 @@ export class Disagreements implements DisagreementDesk {
       if (row!.status !== 'open') throw watchersErrors.disagreement_closed({ details: { status: row!.status } });
       if (!row!.ripe) {
         throw watchersErrors.disagreement_not_ripe({
-          message: `The providers may still agree: this disagreement can be decided from ${new Date(row!.decide_after).toISOString()} on (plugins.watchers.disagreementDecisionSeconds after it opened).`,
-          details: { decide_after_iso: new Date(row!.decide_after).toISOString() },
+          message: `The providers may still agree: this disagreement can be decided from ${isoTime(row!.decide_after)} on (plugins.watchers.disagreementDecisionSeconds after it opened).`,
+          details: { decide_after_iso: isoTime(row!.decide_after) },
         });
       }
       const d = row!;
@@ -212,7 +212,7 @@ export class Disagreements implements DisagreementDesk {
             provider,
             reason: cleared.reason,
             disagreement_id: cleared.disagreement_id,
-            marked_at_iso: new Date(cleared.marked_at).toISOString(),
+            marked_at_iso: isoTime(cleared.marked_at),
           },
         },
         trx,

@@ -12,6 +12,8 @@ import {
   sqlJoin,
   sqlQuery,
   withUnitsColumns,
+  isoTime,
+  isoTimeOrNull,
 } from '@gw/kernel';
 import type { AddressPoolService } from '@gw/plugin-address-pool/contract';
 import type { InvoiceView, OrphanAttribution } from '@gw/plugin-invoices/contract';
@@ -229,10 +231,10 @@ export class OrphanInbox {
       status: row.status,
       ambiguous: row.match === 'ambiguous',
       attributed: row.attributed_at !== null,
-      attributed_at_iso: row.attributed_at ? new Date(row.attributed_at).toISOString() : null,
+      attributed_at_iso: isoTimeOrNull(row.attributed_at),
       invoice_id: row.invoice_id,
       received_at: Math.floor(new Date(row.received_at).getTime() / 1000),
-      received_at_iso: new Date(row.received_at).toISOString(),
+      received_at_iso: isoTime(row.received_at),
     };
   }
 }

@@ -6,9 +6,11 @@ import {
   sqlQuery,
   withUnitsColumns,
   type AccountTreasury,
+  type ChainAdapter,
   type ChainId,
   type ChainTreasury,
   type Sql,
+  type WatcherOptions,
 } from '@gw/kernel';
 import type { Knex } from 'knex';
 import type { BalanceQuery, BalanceRow, Outpoint, OutputQuery, ReceivedOutput, ReceivedOutputs } from './received-outputs.js';
@@ -164,32 +166,35 @@ export class ReceivedOutputsReads implements ReceivedOutputs {
   }
 
   treasuryOf(chain: ChainId, network: string): ChainTreasury | undefined {
-    const key = `${chain}:${network}`;
-    if (this.treasuries.has(key)) return this.treasuries.get(key);
-    const target = this.deps.watchersRegistry.get(chain, network);
-    let treasury: ChainTreasury | undefined;
-    if (target?.providers && target.adapter.createTreasury) {
-      const { networks } = target.adapter.definition;
-      const definition = [networks.mainnet, ...networks.testnets].find((n) => n.id === network)!;
-      // Over the watcher's own providers: one pool, one failover order, one set of provider metrics.
-      treasury = target.adapter.createTreasury({ network: definition, providers: target.providers });
-    }
-    this.treasuries.set(key, treasury);
-    return treasury;
+    return this.builtOnce(this.treasuries, chain, network, (adapter, options) => adapter.createTreasury?.(options));
   }
 
   accountTreasuryOf(chain: ChainId, network: string): AccountTreasury | undefined {
+    return this.builtOnce(this.accountTreasuries, chain, network, (adapter, options) => adapter.createAccountTreasury?.(options));
+  }
+
+  /**
+   * What `build` makes of a watched network, made once and kept in `cache`: over the watcher's own
+   * providers (one pool, one failover order, one set of provider metrics). Undefined where the
+   * network is not watched through providers or the chain builds none.
+   */
+  private builtOnce<T>(
+    cache: Map<string, T | undefined>,
+    chain: ChainId,
+    network: string,
+    build: (adapter: ChainAdapter, options: WatcherOptions) => T | undefined,
+  ): T | undefined {
     const key = `${chain}:${network}`;
-    if (this.accountTreasuries.has(key)) return this.accountTreasuries.get(key);
+    if (cache.has(key)) return cache.get(key);
     const target = this.deps.watchersRegistry.get(chain, network);
-    let treasury: AccountTreasury | undefined;
-    if (target?.providers && target.adapter.createAccountTreasury) {
+    let built: T | undefined;
+    if (target?.providers) {
       const { networks } = target.adapter.definition;
       const definition = [networks.mainnet, ...networks.testnets].find((n) => n.id === network)!;
-      treasury = target.adapter.createAccountTreasury({ network: definition, providers: target.providers });
+      built = build(target.adapter, { network: definition, providers: target.providers });
     }
-    this.accountTreasuries.set(key, treasury);
-    return treasury;
+    cache.set(key, built);
+    return built;
   }
 
   async headHeight(chain: ChainId, network: string): Promise<number | null> {

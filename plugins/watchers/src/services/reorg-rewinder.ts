@@ -2,6 +2,7 @@ import { sql, sqlQuery } from '@gw/kernel';
 import type { InvoiceLifecycle } from '@gw/plugin-invoices/contract';
 import type { Knex } from 'knex';
 import { WATCHER_ACTOR } from './payment-matcher.js';
+import { invoiceTransferKeys } from './invoice-transfer-keys.js';
 
 /**
  * Undoes what blocks above `ancestor` contributed after a reorganisation: their transfers become
@@ -42,14 +43,8 @@ export class ReorgRewinder {
            where chain = ${chain} and network = ${network} and spent_height > ${ancestor}`,
     );
     await sqlQuery(trx, sql`delete from watchers_blocks where chain = ${chain} and network = ${network} and height > ${ancestor}`);
-    const counted = gone.filter((t): t is typeof t & { invoice_id: string } => t.invoice_id !== null);
-    await this.deps.invoicesLifecycle.revertPayments(
-      trx,
-      counted.map((t) => ({ invoiceId: t.invoice_id, txHash: t.tx_hash, outputIndex: t.output_index })),
-      'reorg',
-      WATCHER_ACTOR,
-      { reorg_ancestor: ancestor },
-    );
-    return { reverted: gone.length, invoices: new Set(counted.map((t) => t.invoice_id)).size };
+    const counted = invoiceTransferKeys(gone);
+    await this.deps.invoicesLifecycle.revertPayments(trx, counted, 'reorg', WATCHER_ACTOR, { reorg_ancestor: ancestor });
+    return { reverted: gone.length, invoices: new Set(counted.map((t) => t.invoiceId)).size };
   }
 }

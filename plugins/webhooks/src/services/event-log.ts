@@ -16,6 +16,8 @@ import {
   sql,
   sqlQuery,
   type RateLimiter,
+  isoTime,
+  isoTimeOrNull,
 } from '@gw/kernel';
 import type { InvoiceService } from '@gw/plugin-invoices/contract';
 import type { ProjectService } from '@gw/plugin-tenancy/contract';
@@ -368,7 +370,7 @@ export class EventLog {
       const list = byEvent.get(a.event_id) ?? [];
       list.push({
         attempt: a.attempt,
-        started_at_iso: iso(a.started_at)!,
+        started_at_iso: isoTime(a.started_at),
         target_url: a.target_url,
         http_status: a.http_status,
         latency_ms: a.latency_ms,
@@ -383,7 +385,7 @@ export class EventLog {
       if (e.attempts === 0 || e.last_started_at === null || e.target_url === null || list.some((a) => a.attempt === e.attempts)) continue;
       list.push({
         attempt: e.attempts,
-        started_at_iso: iso(e.last_started_at)!,
+        started_at_iso: isoTime(e.last_started_at),
         target_url: e.target_url,
         http_status: e.last_http_status,
         latency_ms: e.last_latency_ms ?? 0,
@@ -403,19 +405,15 @@ export class EventLog {
       status: e.status,
       target_url: e.target_url,
       attempts: e.attempts,
-      next_attempt_at_iso: e.status === 'retrying' ? iso(e.next_attempt_at) : null,
-      last_attempt_at_iso: iso(e.last_attempt_at),
+      next_attempt_at_iso: e.status === 'retrying' ? isoTimeOrNull(e.next_attempt_at) : null,
+      last_attempt_at_iso: isoTimeOrNull(e.last_attempt_at),
       last_http_status: e.last_http_status,
       last_error: e.last_error,
-      delivered_at_iso: iso(e.delivered_at),
+      delivered_at_iso: isoTimeOrNull(e.delivered_at),
       created_at: Math.floor(new Date(e.created_at).getTime() / 1000),
-      created_at_iso: iso(e.created_at)!,
+      created_at_iso: isoTime(e.created_at),
       payload: JSON.parse(e.body) as Record<string, unknown>,
       attempt_log: byEvent.get(e.id) ?? [],
     }));
   }
-}
-
-function iso(value: Date | string | null): string | null {
-  return value === null ? null : new Date(value).toISOString();
 }
