@@ -45,12 +45,17 @@ async function writePlanFile(flags: Readonly<Record<string, unknown>>, file: () 
   if (content) await writeFile(String(flags['out']), `${JSON.stringify(content, null, 2)}\n`, mode === undefined ? undefined : { mode });
 }
 
-/** Runs `utxo`; a plan id that is an account-chain plan's (404 there) runs `account` instead. */
-async function eitherPlan<T>(utxo: () => Promise<T>, account: () => Promise<T>): Promise<T> {
+/** `{ plan }` that `utxo` answers for the `--plan` id; an account-chain plan's id (404 there) runs `account` instead. */
+async function eitherPlan(
+  flags: Readonly<Record<string, unknown>>,
+  utxo: (id: string) => Promise<object>,
+  account: (id: string) => Promise<object>,
+): Promise<{ plan: object }> {
+  const id = String(flags['plan']);
   try {
-    return await utxo();
+    return { plan: await utxo(id) };
   } catch (error) {
-    if (error instanceof AppError && error.code === 'treasury_plan_not_found') return account();
+    if (error instanceof AppError && error.code === 'treasury_plan_not_found') return { plan: await account(id) };
     throw error;
   }
 }
@@ -199,21 +204,20 @@ export const treasuryCommands: CliCommand[] = [
     verb: 'show',
     summary: 'One plan: inputs (or an account plan’s steps), fee, status, confirmations; --out writes its plan file (an account plan’s: of the round awaited).',
     flags: { plan: ulidFlag('Plan'), out: { type: 'string', description: 'Write the plan file (JSON) here.' } },
-    run: async ({ flags, deps }) => {
-      const id = String(flags['plan']);
-      return eitherPlan<object>(
-        async () => {
+    run: ({ flags, deps }) =>
+      eitherPlan(
+        flags,
+        async (id) => {
           const plan = await deps.treasuryPlans.get(id, {});
           await writePlanFile(flags, () => plan.plan_file);
-          return { plan };
+          return plan;
         },
-        async () => {
+        async (id) => {
           const plan = await deps.treasuryAccountPlans.get(id, {});
           await writePlanFile(flags, () => (plan.status === 'awaiting_signature' ? deps.treasuryAccountPlans.planFile(id, {}) : undefined));
-          return { plan };
+          return plan;
         },
-      );
-    },
+      ),
   }),
   defineCommand(['treasurySignedImport', 'treasuryAccountSignedImport'], {
     noun: 'treasury',
@@ -237,15 +241,12 @@ export const treasuryCommands: CliCommand[] = [
     verb: 'broadcast',
     summary: 'Broadcast a signed plan through the configured providers now (an account plan: its nonces checked, then its first stage).',
     flags: { plan: ulidFlag('Plan') },
-    run: async ({ flags, deps }) => {
-      const id = String(flags['plan']);
-      return {
-        plan: await eitherPlan<object>(
-          () => deps.treasuryTracker.broadcast(id, {}, CLI_ACTOR),
-          () => deps.treasuryAccountBroadcaster.broadcast(id, {}, CLI_ACTOR),
-        ),
-      };
-    },
+    run: ({ flags, deps }) =>
+      eitherPlan(
+        flags,
+        (id) => deps.treasuryTracker.broadcast(id, {}, CLI_ACTOR),
+        (id) => deps.treasuryAccountBroadcaster.broadcast(id, {}, CLI_ACTOR),
+      ),
   }),
   defineCommand(['treasuryPlans'], {
     noun: 'treasury',
@@ -300,15 +301,12 @@ export const treasuryCommands: CliCommand[] = [
     verb: 'cancel',
     summary: 'Drop a plan that was not broadcast; its outputs (or addresses) are free again.',
     flags: { plan: ulidFlag('Plan') },
-    run: async ({ flags, deps }) => {
-      const id = String(flags['plan']);
-      return {
-        plan: await eitherPlan<object>(
-          () => deps.treasuryPlans.cancel(id, {}, CLI_ACTOR),
-          () => deps.treasuryAccountPlans.cancel(id, {}, CLI_ACTOR),
-        ),
-      };
-    },
+    run: ({ flags, deps }) =>
+      eitherPlan(
+        flags,
+        (id) => deps.treasuryPlans.cancel(id, {}, CLI_ACTOR),
+        (id) => deps.treasuryAccountPlans.cancel(id, {}, CLI_ACTOR),
+      ),
   }),
   defineCommand(['treasuryAccountPlans'], {
     noun: 'treasury',
