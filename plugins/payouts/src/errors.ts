@@ -1,5 +1,6 @@
 import { defineErrors, IDEMPOTENCY_KEY_REUSED } from '@gw/kernel';
 import { RATE_QUOTE_UNAVAILABLE } from '@gw/plugin-rates/contract';
+import { INSUFFICIENT_SCOPE } from '@gw/plugin-tenancy/contract';
 
 /** Errors of the payouts plugin (issue 37: refunds and payouts). */
 export const payoutsErrors = defineErrors('payouts', {
@@ -25,5 +26,5 @@ export const payoutsErrors = defineErrors('payouts', {
   item_transition_invalid: { status: 409, message: "The item's status does not allow this change." },
   coin_not_enabled: { status: 422, message: 'The coin is not enabled for this project.' },
   rate_quote_unavailable: RATE_QUOTE_UNAVAILABLE,
-  insufficient_scope: { status: 403, message: 'The token lacks the scope this route needs.' },
+  insufficient_scope: INSUFFICIENT_SCOPE,
 });
