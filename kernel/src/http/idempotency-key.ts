@@ -1,8 +1,15 @@
+import type { ErrorSpec } from '@gw/chain-api';
 import type { Context } from 'koa';
 import { coreErrors } from '../errors/index.js';
 
 /** The longest `Idempotency-Key` header a create route accepts. */
 export const MAX_IDEMPOTENCY_KEY = 255;
+
+/**
+ * The 422 `idempotency_key_reused` a create route's catalogue declares (sessions, payouts): one spec,
+ * so every owner answers the same.
+ */
+export const IDEMPOTENCY_KEY_REUSED: ErrorSpec = { status: 422, message: 'This Idempotency-Key was used for a different request.' };
 
 /**
  * A request's `Idempotency-Key` header, or undefined when it is absent or empty. Throws 400

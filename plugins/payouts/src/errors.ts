@@ -1,4 +1,6 @@
-import { defineErrors } from '@gw/kernel';
+import { defineErrors, IDEMPOTENCY_KEY_REUSED } from '@gw/kernel';
+import { RATE_QUOTE_UNAVAILABLE } from '@gw/plugin-rates/contract';
+import { INSUFFICIENT_SCOPE } from '@gw/plugin-tenancy/contract';
 
 /** Errors of the payouts plugin (issue 37: refunds and payouts). */
 export const payoutsErrors = defineErrors('payouts', {
@@ -15,7 +17,7 @@ export const payoutsErrors = defineErrors('payouts', {
   claim_proof_invalid: { status: 422, message: 'The signature does not prove control of the address for the claim message.' },
   payout_address_invalid: { status: 422, message: "An address is not a valid address of its coin's network." },
   payout_reference_conflict: { status: 409, message: 'A payout with this reference exists with a different address, coin or amount.' },
-  idempotency_key_reused: { status: 422, message: 'This Idempotency-Key was used for a different request.' },
+  idempotency_key_reused: IDEMPOTENCY_KEY_REUSED,
   item_not_cancellable: { status: 409, message: 'The item can no longer be cancelled.' },
   item_not_approvable: { status: 409, message: 'The item does not wait for an approval.' },
   approval_forbidden: { status: 403, message: 'Only an administrator (dashboard or operator CLI) can approve refunds and payouts.' },
@@ -23,6 +25,6 @@ export const payoutsErrors = defineErrors('payouts', {
   batch_empty: { status: 422, message: 'No approved item matches the batch.' },
   item_transition_invalid: { status: 409, message: "The item's status does not allow this change." },
   coin_not_enabled: { status: 422, message: 'The coin is not enabled for this project.' },
-  rate_quote_unavailable: { status: 503, message: 'No exchange-rate quote can be had right now; retry after the delay in Retry-After.', retryAfter: 30 },
-  insufficient_scope: { status: 403, message: 'The token lacks the scope this route needs.' },
+  rate_quote_unavailable: RATE_QUOTE_UNAVAILABLE,
+  insufficient_scope: INSUFFICIENT_SCOPE,
 });

@@ -27,6 +27,6 @@ declare module '@gw/kernel' {
  */
 export const RATES_EXPORTS: readonly ServiceName[] = ['ratesService'];
 
-export { isRateUnavailable, RATE_UNAVAILABLE_RETRY_AFTER } from './errors.js';
+export { isRateUnavailable, RATE_QUOTE_UNAVAILABLE, RATE_UNAVAILABLE_RETRY_AFTER } from './errors.js';
 export { FIAT_CURRENCIES, fiatDecimals, isFiatCurrency, type FiatCurrency } from './fiat.js';
 export type { RateQuote, RateService } from './services/rate-service.js';

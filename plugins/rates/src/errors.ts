@@ -1,7 +1,17 @@
-import { coreErrors, defineErrors, isAppError } from '@gw/kernel';
+import { coreErrors, defineErrors, type ErrorSpec, isAppError } from '@gw/kernel';
 
 /** Seconds a client is told to wait before retrying after a rate was unavailable. */
 export const RATE_UNAVAILABLE_RETRY_AFTER = 30;
+
+/**
+ * The 503 `rate_quote_unavailable` that the catalogues of the plugins answering a missing rate so
+ * declare (sandbox, sessions, payouts): one spec, so every owner answers the same.
+ */
+export const RATE_QUOTE_UNAVAILABLE: ErrorSpec = {
+  status: 503,
+  message: 'No exchange-rate quote can be had right now; retry after the delay in Retry-After.',
+  retryAfter: RATE_UNAVAILABLE_RETRY_AFTER,
+};
 
 /**
  * The error `quote()` throws when no provider answered with a fresh price and no cached quote is

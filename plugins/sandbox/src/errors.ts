@@ -1,4 +1,5 @@
 import { defineErrors } from '@gw/kernel';
+import { RATE_QUOTE_UNAVAILABLE } from '@gw/plugin-rates/contract';
 
 /** Errors of the sandbox API (spec 4.5 and section 7). */
 export const sandboxErrors = defineErrors('sandbox', {
@@ -10,7 +11,7 @@ export const sandboxErrors = defineErrors('sandbox', {
     message: 'The sandbox project has reached its cap of active invoices; reset the sandbox or finish some invoices.',
   },
   sandbox_rate_limit_exceeded: { status: 429, message: 'Sandbox rate limit exceeded; retry after the delay in Retry-After.', retryAfter: 1 },
-  rate_quote_unavailable: { status: 503, message: 'No exchange-rate quote can be had right now; retry after the delay in Retry-After.', retryAfter: 30 },
+  rate_quote_unavailable: RATE_QUOTE_UNAVAILABLE,
   sandbox_reset_failed: { status: 500, message: 'The sandbox reset failed; nothing was purged.' },
   sandbox_delete_failed: { status: 500, message: 'The sandbox deletion failed; nothing was deleted.' },
 });

@@ -1,4 +1,5 @@
-import { defineErrors } from '@gw/kernel';
+import { defineErrors, IDEMPOTENCY_KEY_REUSED } from '@gw/kernel';
+import { RATE_QUOTE_UNAVAILABLE } from '@gw/plugin-rates/contract';
 
 /**
  * Errors of the sessions plugin (issue 38: checkout sessions and payment links). `amount_out_of_range`
@@ -17,6 +18,6 @@ export const sessionsErrors = defineErrors('sessions', {
   payment_link_inactive: { status: 409, message: 'The payment link has been deactivated.' },
   payment_link_used_up: { status: 409, message: 'The payment link has been paid as many times as it allows.' },
   amount_out_of_range: { status: 422, message: 'The amount is outside the range allowed.' },
-  idempotency_key_reused: { status: 422, message: 'This Idempotency-Key was used for a different request.' },
-  rate_quote_unavailable: { status: 503, message: 'No exchange-rate quote can be had right now; retry after the delay in Retry-After.', retryAfter: 30 },
+  idempotency_key_reused: IDEMPOTENCY_KEY_REUSED,
+  rate_quote_unavailable: RATE_QUOTE_UNAVAILABLE,
 });

@@ -1,6 +1,19 @@
 import { type JobDefinition, withDeps } from '@gw/kernel';
 import { EXPIRE_JOB, LATE_PAYMENTS_JOB } from './job-names.js';
 
+/** A job of the sessions plugin that runs `pass` every minute (retried twice, ten seconds apart). */
+function everyMinute(name: string, pass: () => Promise<unknown>): JobDefinition<Record<string, never>> {
+  return {
+    name,
+    queue: { retryLimit: 2, retryDelay: 10, expireInSeconds: 300 },
+    work: { pollingIntervalSeconds: 5 },
+    schedule: { cron: '* * * * *', data: {} },
+    handler: async () => {
+      await pass();
+    },
+  };
+}
+
 /**
  * `sessions.expire` (every minute: open sessions past their deadline end, and closed sessions'
  * leftover invoices are cancelled) and `sessions.late-payments` (every minute: payments to
@@ -8,23 +21,7 @@ import { EXPIRE_JOB, LATE_PAYMENTS_JOB } from './job-names.js';
  * (mail/receipt-email.ts, mail/notice-email.ts).
  */
 export const sessionsJobs = withDeps(['sessionsCloser', 'sessionsLatePayments'], (deps): JobDefinition<Record<string, never>>[] => [
-  {
-    name: EXPIRE_JOB,
-    queue: { retryLimit: 2, retryDelay: 10, expireInSeconds: 300 },
-    work: { pollingIntervalSeconds: 5 },
-    schedule: { cron: '* * * * *', data: {} },
-    handler: async () => {
-      // One pass pages through every due session, past those still waiting for their invoice.
-      await deps.sessionsCloser.expireDue();
-    },
-  },
-  {
-    name: LATE_PAYMENTS_JOB,
-    queue: { retryLimit: 2, retryDelay: 10, expireInSeconds: 300 },
-    work: { pollingIntervalSeconds: 5 },
-    schedule: { cron: '* * * * *', data: {} },
-    handler: async () => {
-      await deps.sessionsLatePayments.run();
-    },
-  },
+  // One pass pages through every due session, past those still waiting for their invoice.
+  everyMinute(EXPIRE_JOB, () => deps.sessionsCloser.expireDue()),
+  everyMinute(LATE_PAYMENTS_JOB, () => deps.sessionsLatePayments.run()),
 ]);

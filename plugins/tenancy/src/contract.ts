@@ -39,4 +39,4 @@ export type { AccessEnded, UserScope, UserService, UserView } from './services/u
 export { USER_ROLES, type UserRole } from './models/user.js';
 export { validateWebhookUrl } from './services/webhook-url.js';
 export { PAT_SCOPES, type PatScope } from './scopes.js';
-export { patHasScope } from './services/pat-authenticator.js';
+export { INSUFFICIENT_SCOPE, patHasScope } from './services/pat-authenticator.js';

@@ -1,4 +1,4 @@
-import { AppError, CLI_ACTOR, type CliCommand, type CliFlag, defineCommand, PAGE_LIMIT_FLAG, ulidFlag } from '@gw/kernel';
+import { AppError, CLI_ACTOR, type CliCommand, type CliFlag, defineCommand, givenFlags, PAGE_LIMIT_FLAG, pageFlags, ulidFlag } from '@gw/kernel';
 import { readFile, writeFile } from 'node:fs/promises';
 import { PLAN_STATUSES, type PlanStatus } from './plan-status.js';
 import { ACCOUNT_METHODS, type AccountSweepInput } from './services/account-plans.js';
@@ -16,6 +16,13 @@ const UNITS_FLAG = (description: string): CliFlag => ({
   validate: (v) => (/^[0-9]{1,78}$/.test(v) ? undefined : 'must be base units (digits)'),
 });
 const NETWORK_FLAG: CliFlag = { type: 'string', required: true, description: 'Network id (bitcoin, testnet, regtest, preprod, ...).' };
+/** A flag of an ISO 8601 time. */
+const TIME_FLAG = (description: string, required = false): CliFlag => ({
+  type: 'string',
+  ...(required ? { required } : {}),
+  description,
+  validate: (v) => (Number.isNaN(Date.parse(v)) ? 'must be an ISO 8601 time' : undefined),
+});
 const OUTPOINT = /^[0-9a-fA-F]{1,128}:[0-9]{1,9}$/;
 
 /** Reads a file's text, or standard input for `-`. */
@@ -26,12 +33,29 @@ async function readText(path: string): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
-/** Runs `utxo`; a plan id that is an account-chain plan's (404 there) runs `account` instead. */
-async function eitherPlan<T>(utxo: () => Promise<T>, account: () => Promise<T>): Promise<T> {
+/** `--project`, when given, as the `projectId` a treasury query or plan is narrowed to. */
+function projectFlag(flags: Readonly<Record<string, unknown>>): { projectId?: string } {
+  return flags['project'] ? { projectId: String(flags['project']) } : {};
+}
+
+/** Writes the plan file `file` gives (none: nothing is written) to `--out` as indented JSON, when `--out` is given. */
+async function writePlanFile(flags: Readonly<Record<string, unknown>>, file: () => unknown, mode?: number): Promise<void> {
+  if (!flags['out']) return;
+  const content = await file();
+  if (content) await writeFile(String(flags['out']), `${JSON.stringify(content, null, 2)}\n`, mode === undefined ? undefined : { mode });
+}
+
+/** `{ plan }` that `utxo` answers for the `--plan` id; an account-chain plan's id (404 there) runs `account` instead. */
+async function eitherPlan(
+  flags: Readonly<Record<string, unknown>>,
+  utxo: (id: string) => Promise<object>,
+  account: (id: string) => Promise<object>,
+): Promise<{ plan: object }> {
+  const id = String(flags['plan']);
   try {
-    return await utxo();
+    return { plan: await utxo(id) };
   } catch (error) {
-    if (error instanceof AppError && error.code === 'treasury_plan_not_found') return account();
+    if (error instanceof AppError && error.code === 'treasury_plan_not_found') return { plan: await account(id) };
     throw error;
   }
 }
@@ -53,7 +77,7 @@ function accountSweepInput(flags: Record<string, unknown>): AccountSweepInput {
     coin: String(flags['coin']),
     destination: String(flags['to']),
     ...(flags['method'] ? { method: flags['method'] as AccountSweepInput['method'] & string } : {}),
-    ...(flags['project'] ? { projectId: String(flags['project']) } : {}),
+    ...projectFlag(flags),
     ...(flags['min-units'] ? { minUnits: BigInt(String(flags['min-units'])) } : {}),
   };
 }
@@ -81,9 +105,9 @@ export const treasuryCommands: CliCommand[] = [
         {
           groupBy: (flags['by'] as 'network' | 'project' | 'address' | undefined) ?? 'network',
           ...(flags['chain'] ? { chain: String(flags['chain']) as never } : {}),
-          ...(flags['network'] ? { network: String(flags['network']) } : {}),
-          ...(flags['project'] ? { projectId: String(flags['project']) } : {}),
-          limit: flags['limit'] ? Number(flags['limit']) : 50,
+          ...givenFlags(flags, 'network'),
+          ...projectFlag(flags),
+          limit: pageFlags(flags).limit,
         },
         {},
       ),
@@ -104,9 +128,9 @@ export const treasuryCommands: CliCommand[] = [
         {
           chain: String(flags['chain']) as never,
           network: String(flags['network']),
-          ...(flags['project'] ? { projectId: String(flags['project']) } : {}),
-          ...(flags['address'] ? { address: String(flags['address']) } : {}),
-          limit: flags['limit'] ? Number(flags['limit']) : 50,
+          ...projectFlag(flags),
+          ...givenFlags(flags, 'address'),
+          limit: pageFlags(flags).limit,
         },
         {},
       ),
@@ -128,11 +152,7 @@ export const treasuryCommands: CliCommand[] = [
       },
       invoices: { type: 'string', description: 'Comma-separated invoice ids: their outputs.' },
       project: ulidFlag('Project', { required: false, description: 'Only this project’s outputs (ULID).' }),
-      before: {
-        type: 'string',
-        description: 'Only outputs received at or before this ISO 8601 time.',
-        validate: (v) => (Number.isNaN(Date.parse(v)) ? 'must be an ISO 8601 time' : undefined),
-      },
+      before: TIME_FLAG('Only outputs received at or before this ISO 8601 time.'),
       'min-units': UNITS_FLAG('Only outputs worth at least this many base units.'),
       'fee-rate': RATE_FLAG('Fee rate in base units per size unit (default: configured, else the provider’s one-hour estimate).'),
       'max-fee-rate': RATE_FLAG('Wait until the next-block rate is at most this, then build at it.'),
@@ -154,7 +174,7 @@ export const treasuryCommands: CliCommand[] = [
               }
             : {}),
           ...(flags['invoices'] ? { invoiceIds: String(flags['invoices']).split(',') } : {}),
-          ...(flags['project'] ? { projectId: String(flags['project']) } : {}),
+          ...projectFlag(flags),
           ...(flags['before'] ? { receivedBefore: new Date(String(flags['before'])) } : {}),
           ...(flags['min-units'] ? { minUnits: BigInt(String(flags['min-units'])) } : {}),
         },
@@ -163,7 +183,7 @@ export const treasuryCommands: CliCommand[] = [
         ...(flags['max-fee-rate'] ? { maxFeeRate: BigInt(String(flags['max-fee-rate'])) } : {}),
       };
       const plan = await deps.treasuryPlans.sweep(request, {}, CLI_ACTOR);
-      if (flags['out'] && plan.plan_file) await writeFile(String(flags['out']), `${JSON.stringify(plan.plan_file, null, 2)}\n`, { mode: 0o644 });
+      await writePlanFile(flags, () => plan.plan_file, 0o644);
       return { plan };
     },
   }),
@@ -173,7 +193,7 @@ export const treasuryCommands: CliCommand[] = [
     summary: 'Plans, newest first.',
     flags: { status: { type: 'string', choices: PLAN_STATUSES, description: 'Only this status.' }, limit: PAGE_LIMIT_FLAG },
     run: async ({ flags, deps }) => {
-      const filter = { limit: flags['limit'] ? Number(flags['limit']) : 50, ...(flags['status'] ? { status: flags['status'] as PlanStatus } : {}) };
+      const filter = { limit: pageFlags(flags).limit, ...(flags['status'] ? { status: flags['status'] as PlanStatus } : {}) };
       const utxo = await deps.treasuryPlans.list(filter, {});
       const account = await deps.treasuryAccountPlans.list(filter, {});
       return { ...utxo, account_plans: account.plans, account_next: account.next };
@@ -184,23 +204,20 @@ export const treasuryCommands: CliCommand[] = [
     verb: 'show',
     summary: 'One plan: inputs (or an account plan’s steps), fee, status, confirmations; --out writes its plan file (an account plan’s: of the round awaited).',
     flags: { plan: ulidFlag('Plan'), out: { type: 'string', description: 'Write the plan file (JSON) here.' } },
-    run: async ({ flags, deps }) => {
-      const id = String(flags['plan']);
-      return eitherPlan<object>(
-        async () => {
+    run: ({ flags, deps }) =>
+      eitherPlan(
+        flags,
+        async (id) => {
           const plan = await deps.treasuryPlans.get(id, {});
-          if (flags['out'] && plan.plan_file) await writeFile(String(flags['out']), `${JSON.stringify(plan.plan_file, null, 2)}\n`);
-          return { plan };
+          await writePlanFile(flags, () => plan.plan_file);
+          return plan;
         },
-        async () => {
+        async (id) => {
           const plan = await deps.treasuryAccountPlans.get(id, {});
-          if (flags['out'] && plan.status === 'awaiting_signature') {
-            await writeFile(String(flags['out']), `${JSON.stringify(await deps.treasuryAccountPlans.planFile(id, {}), null, 2)}\n`);
-          }
-          return { plan };
+          await writePlanFile(flags, () => (plan.status === 'awaiting_signature' ? deps.treasuryAccountPlans.planFile(id, {}) : undefined));
+          return plan;
         },
-      );
-    },
+      ),
   }),
   defineCommand(['treasurySignedImport', 'treasuryAccountSignedImport'], {
     noun: 'treasury',
@@ -224,15 +241,12 @@ export const treasuryCommands: CliCommand[] = [
     verb: 'broadcast',
     summary: 'Broadcast a signed plan through the configured providers now (an account plan: its nonces checked, then its first stage).',
     flags: { plan: ulidFlag('Plan') },
-    run: async ({ flags, deps }) => {
-      const id = String(flags['plan']);
-      return {
-        plan: await eitherPlan<object>(
-          () => deps.treasuryTracker.broadcast(id, {}, CLI_ACTOR),
-          () => deps.treasuryAccountBroadcaster.broadcast(id, {}, CLI_ACTOR),
-        ),
-      };
-    },
+    run: ({ flags, deps }) =>
+      eitherPlan(
+        flags,
+        (id) => deps.treasuryTracker.broadcast(id, {}, CLI_ACTOR),
+        (id) => deps.treasuryAccountBroadcaster.broadcast(id, {}, CLI_ACTOR),
+      ),
   }),
   defineCommand(['treasuryPlans'], {
     noun: 'treasury',
@@ -245,7 +259,7 @@ export const treasuryCommands: CliCommand[] = [
     },
     run: async ({ flags, deps }) => {
       const plan = await deps.treasuryPlans.bump(String(flags['plan']), flags['fee-rate'] ? { feeRate: BigInt(String(flags['fee-rate'])) } : {}, {}, CLI_ACTOR);
-      if (flags['out'] && plan.plan_file) await writeFile(String(flags['out']), `${JSON.stringify(plan.plan_file, null, 2)}\n`);
+      await writePlanFile(flags, () => plan.plan_file);
       return { plan };
     },
   }),
@@ -278,7 +292,7 @@ export const treasuryCommands: CliCommand[] = [
         {},
         CLI_ACTOR,
       );
-      if (flags['out'] && plan.plan_file) await writeFile(String(flags['out']), `${JSON.stringify(plan.plan_file, null, 2)}\n`);
+      await writePlanFile(flags, () => plan.plan_file);
       return { plan };
     },
   }),
@@ -287,15 +301,12 @@ export const treasuryCommands: CliCommand[] = [
     verb: 'cancel',
     summary: 'Drop a plan that was not broadcast; its outputs (or addresses) are free again.',
     flags: { plan: ulidFlag('Plan') },
-    run: async ({ flags, deps }) => {
-      const id = String(flags['plan']);
-      return {
-        plan: await eitherPlan<object>(
-          () => deps.treasuryPlans.cancel(id, {}, CLI_ACTOR),
-          () => deps.treasuryAccountPlans.cancel(id, {}, CLI_ACTOR),
-        ),
-      };
-    },
+    run: ({ flags, deps }) =>
+      eitherPlan(
+        flags,
+        (id) => deps.treasuryPlans.cancel(id, {}, CLI_ACTOR),
+        (id) => deps.treasuryAccountPlans.cancel(id, {}, CLI_ACTOR),
+      ),
   }),
   defineCommand(['treasuryAccountPlans'], {
     noun: 'treasury',
@@ -307,10 +318,7 @@ export const treasuryCommands: CliCommand[] = [
       project: ulidFlag('Project', { required: false, description: 'Only this project’s addresses (ULID).' }),
     },
     run: async ({ flags, deps }) => ({
-      holdings: await deps.treasuryAccountPlans.holdings(
-        { chain: String(flags['chain']), network: String(flags['network']), ...(flags['project'] ? { projectId: String(flags['project']) } : {}) },
-        {},
-      ),
+      holdings: await deps.treasuryAccountPlans.holdings({ chain: String(flags['chain']), network: String(flags['network']), ...projectFlag(flags) }, {}),
     }),
   }),
   defineCommand(['treasuryAccountPlans'], {
@@ -328,7 +336,7 @@ export const treasuryCommands: CliCommand[] = [
     flags: { ...ACCOUNT_SWEEP_FLAGS, out: { type: 'string', description: 'Write the round-1 plan file (JSON) here.' } },
     run: async ({ flags, deps }) => {
       const plan = await deps.treasuryAccountPlans.sweep(accountSweepInput(flags), {}, CLI_ACTOR);
-      if (flags['out']) await writeFile(String(flags['out']), `${JSON.stringify(await deps.treasuryAccountPlans.planFile(plan.id, {}), null, 2)}\n`);
+      await writePlanFile(flags, () => deps.treasuryAccountPlans.planFile(plan.id, {}));
       return { plan };
     },
   }),
@@ -344,11 +352,11 @@ export const treasuryCommands: CliCommand[] = [
     },
     run: async ({ flags, deps }) => {
       const plan = await deps.treasuryAccountPlans.activation(
-        { chain: String(flags['chain']), network: String(flags['network']), ...(flags['project'] ? { projectId: String(flags['project']) } : {}) },
+        { chain: String(flags['chain']), network: String(flags['network']), ...projectFlag(flags) },
         {},
         CLI_ACTOR,
       );
-      if (flags['out']) await writeFile(String(flags['out']), `${JSON.stringify(await deps.treasuryAccountPlans.planFile(plan.id, {}), null, 2)}\n`);
+      await writePlanFile(flags, () => deps.treasuryAccountPlans.planFile(plan.id, {}));
       return { plan };
     },
   }),
@@ -369,7 +377,7 @@ export const treasuryCommands: CliCommand[] = [
         {},
         CLI_ACTOR,
       );
-      if (flags['out']) await writeFile(String(flags['out']), `${JSON.stringify(await deps.treasuryAccountPlans.planFile(plan.id, {}), null, 2)}\n`);
+      await writePlanFile(flags, () => deps.treasuryAccountPlans.planFile(plan.id, {}));
       return { plan };
     },
   }),
@@ -382,10 +390,7 @@ export const treasuryCommands: CliCommand[] = [
       network: { type: 'string', description: 'Only this network.' },
     },
     run: async ({ flags, deps }) => ({
-      sweepers: await deps.treasuryAccountPlans.sweepers({
-        ...(flags['chain'] ? { chain: String(flags['chain']) } : {}),
-        ...(flags['network'] ? { network: String(flags['network']) } : {}),
-      }),
+      sweepers: await deps.treasuryAccountPlans.sweepers(givenFlags(flags, 'chain', 'network')),
     }),
   }),
   defineCommand(['treasuryReconciliation'], {
@@ -401,18 +406,8 @@ export const treasuryCommands: CliCommand[] = [
     verb: 'export',
     summary: 'Money moved out for accounting: every plan confirmed in a range, per project, with its share of the fee (JSON, or CSV with --output).',
     flags: {
-      from: {
-        type: 'string',
-        required: true,
-        description: 'Plans confirmed at or after this ISO 8601 time.',
-        validate: (v) => (Number.isNaN(Date.parse(v)) ? 'must be an ISO 8601 time' : undefined),
-      },
-      to: {
-        type: 'string',
-        required: true,
-        description: 'Plans confirmed before this ISO 8601 time.',
-        validate: (v) => (Number.isNaN(Date.parse(v)) ? 'must be an ISO 8601 time' : undefined),
-      },
+      from: TIME_FLAG('Plans confirmed at or after this ISO 8601 time.', true),
+      to: TIME_FLAG('Plans confirmed before this ISO 8601 time.', true),
       output: { type: 'string', description: 'Write the rows as CSV to this file.' },
     },
     run: async ({ flags, deps }) => {

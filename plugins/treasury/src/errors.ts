@@ -1,4 +1,5 @@
 import { defineErrors, TREASURY_CHAIN_ERROR_SPECS } from '@gw/kernel';
+import { INSUFFICIENT_SCOPE } from '@gw/plugin-tenancy/contract';
 
 /**
  * Errors of the treasury plugin (issue 35). It owns the chain treasuries' errors too
@@ -40,5 +41,5 @@ export const treasuryErrors = defineErrors('treasury', {
     status: 422,
     message: 'Signing this would take the hot gas wallet over its cap per transaction or per day; nothing was signed.',
   },
-  insufficient_scope: { status: 403, message: 'The token lacks the scope this route needs.' },
+  insufficient_scope: INSUFFICIENT_SCOPE,
 });

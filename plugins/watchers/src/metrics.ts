@@ -212,19 +212,21 @@ export function registerQuorumGauges(registry: Registry, deps: { db: Knex; logge
   );
   /** A gauge by chain and network: 0 on networks with a quorum above 1, then the unattested rows' values. */
   const waitingGauge = (name: string, help: string, value: (row: QuorumRows['unattested'][number]) => number) =>
-    new Gauge({
+    networkGauge(
+      registry,
       name,
       help,
-      labelNames: ['chain', 'network'],
-      registers: [registry],
-      async collect() {
+      async () => {
         const rows = await read();
-        this.reset();
-        if (!rows) return;
-        for (const n of deps.networks()) if (n.quorum >= 2) this.set({ chain: n.chain, network: n.network }, 0);
-        for (const row of rows.unattested) this.set({ chain: row.chain, network: row.network }, value(row));
+        if (!rows) return undefined;
+        const zeros = deps.networks().filter((n) => n.quorum >= 2);
+        return [
+          ...zeros.map((n) => ({ chain: n.chain, network: n.network, value: 0 })),
+          ...rows.unattested.map((row) => ({ chain: row.chain, network: row.network, value: value(row) })),
+        ];
       },
-    });
+      (row) => row.value,
+    );
   waitingGauge(
     'gateway_watcher_unattested_transfers',
     'In-block transfers at their confirmation threshold that the quorum of providers has not attested yet (they do not count toward paid, nor as confirmed for the treasury).',

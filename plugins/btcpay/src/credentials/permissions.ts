@@ -195,6 +195,17 @@ export function requirePermission(caller: BtcpayPrincipal, policy: BtcpayPolicy)
 }
 
 /**
+ * The project `projectId` names when it belongs to the caller's key's operator; otherwise (no id, no
+ * such project, or another operator's) the error `notFound` makes: another operator's project, or a
+ * resource of it, is not one this key can know of.
+ */
+export async function operatorProject(caller: BtcpayCaller, projectId: string | undefined, notFound: () => Error): Promise<ProjectPrincipal> {
+  const project = projectId === undefined ? undefined : await caller.findProject(projectId);
+  if (!project || project.operatorId !== caller.operatorId) throw notFound();
+  return project;
+}
+
+/**
  * The project `storeId` names, when the caller may act on it with `policy`: its key grants the
  * policy for that store (or every store) and the project belongs to the key's operator. Anything
  * else, a store that does not exist included, is 403 `missing-permission`, as BTCPay answers a
@@ -204,8 +215,7 @@ export function requirePermission(caller: BtcpayPrincipal, policy: BtcpayPolicy)
  */
 export async function requireStore(caller: BtcpayCaller, storeId: string, policy: BtcpayPolicy, options: { write?: boolean } = {}): Promise<ProjectPrincipal> {
   if (!grants(caller.permissions, policy, storeId)) throw missingPermission(policy);
-  const project = await caller.findProject(storeId);
-  if (!project || project.operatorId !== caller.operatorId) throw missingPermission(policy);
+  const project = await operatorProject(caller, storeId, () => missingPermission(policy));
   if (project.status !== 'active') throw coreErrors.project_suspended();
   if (options.write && project.kind !== 'sandbox' && !project.subscriptionActive) throw coreErrors.subscription_expired();
   return project;

@@ -1,7 +1,7 @@
 import { defineRoute, type ProjectPrincipal, type RouteDefinition, type RouteInput, withDeps } from '@gw/kernel';
 import Type from 'typebox';
 import { GREENFIELD_ROUTE, greenfieldActor, greenfieldPath } from '../credentials/greenfield-route.js';
-import { principalOf, requireStore, type BtcpayPolicy } from '../credentials/permissions.js';
+import { operatorProject, principalOf, requireStore, type BtcpayPolicy } from '../credentials/permissions.js';
 import { btcpayErrors } from '../errors.js';
 import type { BtcpayInvoices } from './btcpay-invoices.js';
 import { parseListQuery } from './list-query.js';
@@ -34,10 +34,7 @@ export const invoiceRoutes = withDeps(['btcpayConfig', 'btcpayInvoices'], (deps)
   const byStorePath: StoreOf = (input, policy, write) => requireStore(principalOf(input.ctx), param(input, 'storeId'), policy, { write });
   const byInvoice: StoreOf = async (input, policy, write) => {
     const caller = principalOf(input.ctx);
-    const projectId = await invoices().projectOf(param(input, 'invoiceId'));
-    const project = projectId === undefined ? undefined : await caller.findProject(projectId);
-    // An invoice of another operator's store is not one this key can know of.
-    if (!project || project.operatorId !== caller.operatorId) throw btcpayErrors.btcpay_invoice_not_found();
+    const project = await operatorProject(caller, await invoices().projectOf(param(input, 'invoiceId')), btcpayErrors.btcpay_invoice_not_found);
     return requireStore(caller, project.id, policy, { write });
   };
 

@@ -2,7 +2,7 @@ import { defineRoute, type RouteDefinition, type RouteInput } from '@gw/kernel';
 import { Type } from 'typebox';
 import type { BtcpayConfig } from '../config.js';
 import { GREENFIELD_ROUTE, greenfieldActor, greenfieldPath } from '../credentials/greenfield-route.js';
-import { principalOf, requirePermission, requireStore } from '../credentials/permissions.js';
+import { operatorProject, principalOf, requirePermission, requireStore } from '../credentials/permissions.js';
 import { btcpayErrors } from '../errors.js';
 import { projectOfInvoice } from '../invoices/invoice-rows.js';
 import { validationFailed } from '../invoices/validation-issues.js';
@@ -74,10 +74,7 @@ export function refundRoutes(deps: { btcpayConfig: BtcpayConfig; btcpayPullPayme
       body: AnyBody,
       handler: async (input) => {
         const caller = principalOf(input.ctx);
-        const storeId = await projectOfInvoice(deps.db, input.params.invoiceId);
-        const project = storeId === undefined ? undefined : await caller.findProject(storeId);
-        // An invoice of another operator's store is not one this key can know of.
-        if (!project || project.operatorId !== caller.operatorId) throw btcpayErrors.btcpay_invoice_not_found();
+        const project = await operatorProject(caller, await projectOfInvoice(deps.db, input.params.invoiceId), btcpayErrors.btcpay_invoice_not_found);
         return refund(input, project.id, input.params.invoiceId);
       },
     }),
@@ -124,11 +121,8 @@ export function refundRoutes(deps: { btcpayConfig: BtcpayConfig; btcpayPullPayme
       handler: async (input) => {
         const caller = principalOf(input.ctx);
         requirePermission(caller, 'btcpay.store.canarchivepullpayments');
-        const storeId = await pulls().storeOf(input.params.pullPaymentId);
-        const project = await caller.findProject(storeId);
-        // Another operator's pull payment is not one this key can know of.
-        if (!project || project.operatorId !== caller.operatorId) throw btcpayErrors.btcpay_pull_payment_not_found();
-        return archive(input, storeId, input.params.pullPaymentId);
+        const project = await operatorProject(caller, await pulls().storeOf(input.params.pullPaymentId), btcpayErrors.btcpay_pull_payment_not_found);
+        return archive(input, project.id, input.params.pullPaymentId);
       },
     }),
     defineRoute({

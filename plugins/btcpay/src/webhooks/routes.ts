@@ -3,7 +3,7 @@ import type { EventLog, ProtocolDeliveries, ProtocolDeliveryView } from '@gw/plu
 import Type from 'typebox';
 import type { BtcpayConfig } from '../config.js';
 import { GREENFIELD_ROUTE, greenfieldActor, greenfieldPath } from '../credentials/greenfield-route.js';
-import { principalOf, requireStore, type BtcpayCaller } from '../credentials/permissions.js';
+import { operatorProject, principalOf, requireStore, type BtcpayCaller } from '../credentials/permissions.js';
 import { btcpayErrors } from '../errors.js';
 import { BTCPAY_SIGNER } from './event-types.js';
 import { readWebhookInput } from './webhook-input.js';
@@ -63,9 +63,9 @@ export function webhookRoutes(deps: {
   const storeOf = async (caller: BtcpayCaller, params: Record<string, string>, write: boolean): Promise<ProjectPrincipal> => {
     const named = params['storeId'];
     if (named !== undefined) return requireStore(caller, named, CAN_MODIFY_WEBHOOKS, { write });
-    const projectId = await webhooks.projectOf(params['webhookId'] ?? '');
-    const project = projectId === undefined ? undefined : await caller.findProject(projectId);
-    if (!project || project.operatorId !== caller.operatorId) throw btcpayErrors.btcpay_webhook_not_found({ message: 'The webhook was not found' });
+    const project = await operatorProject(caller, await webhooks.projectOf(params['webhookId'] ?? ''), () =>
+      btcpayErrors.btcpay_webhook_not_found({ message: 'The webhook was not found' }),
+    );
     return requireStore(caller, project.id, CAN_MODIFY_WEBHOOKS, { write });
   };
 

@@ -1,4 +1,4 @@
-import { coreErrors, type AuthContext, type Authenticator } from '@gw/kernel';
+import { coreErrors, type AuthContext, type Authenticator, type ErrorSpec } from '@gw/kernel';
 import type { Context } from 'koa';
 import type { PatService } from './pat-service.js';
 import type { ProjectService } from './project-service.js';
@@ -27,6 +27,12 @@ export function createPatAuthenticator(deps: { tenancyPats: PatService; tenancyP
     },
   };
 }
+
+/**
+ * The 403 `insufficient_scope` the catalogue of a plugin whose routes check a PAT's scopes declares
+ * (treasury, payouts): one spec, so every owner answers the same.
+ */
+export const INSUFFICIENT_SCOPE: ErrorSpec = { status: 403, message: 'The token lacks the scope this route needs.' };
 
 /** Whether a PAT's `scopes` grant `needed`; `admin:all` grants every scope (as for MCP tools). */
 export function patHasScope(scopes: readonly string[] | undefined, needed: string): boolean {
