@@ -10,7 +10,6 @@ import {
   page,
   type PageServices,
   redirect,
-  table,
   when,
 } from '@gw/plugin-dashboard/contract';
 
@@ -48,12 +47,12 @@ export const orphansPage = definePage<Services>({
       `Orphan payments of ${req.project!.name}`,
       html`<h1>Orphan payments</h1>
 <p class="note">Payments to the project's pool addresses that no invoice took. Attributing one creates a paid invoice under the external id you give and sends <code>invoice.paid</code>.</p>
-${listing.render(
+${listing.table(
   'Orphan payment filters',
-  table(
-    'Orphan payments, newest first',
-    ['Transaction', 'Amount', 'To', 'Status', 'Received', 'Attributed', ...(admin ? ['Attribute'] : [])],
-    list.items.map((o) => [
+  {
+    caption: 'Orphan payments, newest first',
+    head: ['Transaction', 'Amount', 'To', 'Status', 'Received', 'Attributed', ...(admin ? ['Attribute'] : [])],
+    row: (o) => [
       html`<code class="wrap">${o.tx_hash}</code> #${o.tx_output_index}`,
       html`${o.amount} <span class="unit">${o.coin}</span>`,
       html`<code class="wrap">${o.to_address}</code>`,
@@ -67,10 +66,10 @@ ${listing.render(
               : html`<form class="inline-form" method="post" action="${base(req)}/attribute">${csrfField(req)}<input type="hidden" name="tx_hash" value="${o.tx_hash}"><input type="hidden" name="to_address" value="${o.to_address}"><input type="hidden" name="tx_output_index" value="${String(o.tx_output_index)}"><label for="${`ext-${o.id}`}">External id</label><input id="${`ext-${o.id}`}" name="external_id" required maxlength="128"><button type="submit">Attribute</button></form>`,
           ]
         : []),
-    ]),
-    'No orphan payments.',
-  ),
+    ],
+  },
   list.items,
+  'No orphan payments.',
 )}`,
     );
   },
