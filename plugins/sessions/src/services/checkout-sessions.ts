@@ -73,19 +73,16 @@ export class CheckoutSessionsService implements CheckoutSessions {
   ): Promise<{ session: SessionView; created: boolean }> {
     const opener = this.deps.sessionsOpener;
     const order = await opener.checkOrder(project, input);
-    const { value: session, created } = await createOnce(
-      idempotencyKey,
-      input,
-      'sessions_sessions_idempotency',
-      (key, digest) => this.replayed(project.id, key, digest),
-      (digest) =>
-        this.deps.db.transaction(async (trx) => {
-          const row = await opener.insert(trx, project, order, actor, { idempotencyKey: idempotencyKey ?? null, digest });
-          const view = await this.deps.sessionsStore.viewOf(trx, row);
-          await options?.inTransaction?.(trx, view);
-          return view;
-        }),
-    );
+    const { value: session, created } = await createOnce(this.deps.db, idempotencyKey, input, {
+      constraint: 'sessions_sessions_idempotency',
+      replayed: (key, digest) => this.replayed(project.id, key, digest),
+      create: async (trx, digest) => {
+        const row = await opener.insert(trx, project, order, actor, { idempotencyKey: idempotencyKey ?? null, digest });
+        const view = await this.deps.sessionsStore.viewOf(trx, row);
+        await options?.inTransaction?.(trx, view);
+        return view;
+      },
+    });
     return { session, created };
   }
 

@@ -48,32 +48,29 @@ export class PaymentLinksService implements PaymentLinks {
     idempotencyKey?: string,
   ): Promise<{ link: PaymentLinkView; created: boolean }> {
     const row = await this.checkLink(project, input);
-    const { value: link, created } = await createOnce(
-      idempotencyKey,
-      input,
-      'sessions_links_idempotency',
-      (key, digest) => this.replayed(project.id, key, digest),
-      (digest) =>
-        this.deps.db.transaction(async (trx) => {
-          const now = new Date();
-          const inserted = await PaymentLink.query(trx).insertAndFetch({
-            id: newId(),
-            project_id: project.id,
-            project_kind: project.kind,
-            token: newPageToken(),
-            active: true,
-            ...row,
-            idempotency_key: idempotencyKey ?? null,
-            request_digest: digest,
-            created_by: actor.actor,
-            created_at: now,
-            updated_at: now,
-            deactivated_at: null,
-          });
-          await this.deps.audit.record(createAudit(actor, 'payment_link', inserted, { max_uses: inserted.max_uses }), trx);
-          return (await this.views(trx, [inserted]))[0]!;
-        }),
-    );
+    const { value: link, created } = await createOnce(this.deps.db, idempotencyKey, input, {
+      constraint: 'sessions_links_idempotency',
+      replayed: (key, digest) => this.replayed(project.id, key, digest),
+      create: async (trx, digest) => {
+        const now = new Date();
+        const inserted = await PaymentLink.query(trx).insertAndFetch({
+          id: newId(),
+          project_id: project.id,
+          project_kind: project.kind,
+          token: newPageToken(),
+          active: true,
+          ...row,
+          idempotency_key: idempotencyKey ?? null,
+          request_digest: digest,
+          created_by: actor.actor,
+          created_at: now,
+          updated_at: now,
+          deactivated_at: null,
+        });
+        await this.deps.audit.record(createAudit(actor, 'payment_link', inserted, { max_uses: inserted.max_uses }), trx);
+        return (await this.views(trx, [inserted]))[0]!;
+      },
+    });
     return { link, created };
   }
 
