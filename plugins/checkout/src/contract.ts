@@ -55,7 +55,7 @@ export {
   type PayerRouteHandler,
 } from './page/payer-page-route.js';
 export { currencyDecimals, formatDecimal, formatPrice, formatTime, INTL_LOCALES } from './page/formatting.js';
-export { LANGUAGE_TAGS, languageSwitch, payerPage, payerPageHeaders, type PayerPageInput } from './page/payer-page.js';
+export { LANGUAGE_TAGS, languageSwitch, payerDocumentStart, payerPage, payerPageHeaders, type PayerPageInput } from './page/payer-page.js';
 /** For other payer pages (issue 38: the sessions plugin's link QR code and partial-payment notice). */
 export { qrSvg } from './page/qr-code.js';
 export { payerStatus, type PayerStatus } from './page/payer-status.js';

@@ -45,23 +45,18 @@ const networkOf = (req: DashboardRequest<Services>): NetworkKind => (req.project
  * pool of each verified wallet with gap-limit warnings.
  */
 export const walletsPage = definePage<Services>({
-  id: 'wallets',
-  nav: [{ label: 'Wallets', scope: 'project', path: '/wallets', order: 30 }],
-  routes: (services) => [
-    {
-      method: 'GET',
-      path: '/dashboard/projects/:projectId/wallets',
-      cli: ['wallet list', 'pool status'],
-      summary: "The project's wallets per chain, pending challenges, the address pools with gap warnings, and the form to register a key.",
-      render: async (req) => {
-        const [wallets, pools] = await Promise.all([
-          services.walletsWallets.list(req.project!.id),
-          services.addressPoolStatus.status({ projectId: req.project!.id }),
-        ]);
-        const threshold = services.addressPoolConfig.gapWarningThreshold;
-        return page(
-          `Wallets of ${req.project!.name}`,
-          html`<h1>Wallets</h1>
+  nav: { label: 'Wallets', scope: 'project', path: '/wallets', order: 30 },
+  cli: ['wallet list', 'pool status'],
+  summary: "The project's wallets per chain, pending challenges, the address pools with gap warnings, and the form to register a key.",
+  render: async (req) => {
+    const [wallets, pools] = await Promise.all([
+      req.services.walletsWallets.list(req.project!.id),
+      req.services.addressPoolStatus.status({ projectId: req.project!.id }),
+    ]);
+    const threshold = req.services.addressPoolConfig.gapWarningThreshold;
+    return page(
+      `Wallets of ${req.project!.name}`,
+      html`<h1>Wallets</h1>
 ${table(
   'Wallet per chain',
   ['Chain', 'State', 'Network', 'Key fingerprint', 'Derivation', 'Registered', 'Verified'],
@@ -94,19 +89,29 @@ ${table(
   ]),
   'No pool yet: a pool is filled once a wallet is verified.',
 )}
-${req.user.role === 'admin' ? html`${actionButton(req, `${base(req)}/pool/replenish`, 'Replenish the pools now')}${activationForms(req, pools)}${registerForm(req, services)}` : html`<p class="note">You are a read-only member: registering wallets is for administrators.</p>`}`,
-        );
+${req.user.role === 'admin' ? html`${actionButton(req, `${base(req)}/pool/replenish`, 'Replenish the pools now')}${activationForms(req, pools)}${registerForm(req)}` : html`<p class="note">You are a read-only member: registering wallets is for administrators.</p>`}`,
+    );
+  },
+  views: {
+    '/:chain/verify': {
+      summary: "The pending wallet's ownership challenge and the form for its signature.",
+      render: async (req) => {
+        const chain = chainParam(req);
+        const wallet = (await req.services.walletsWallets.list(req.project!.id)).find((w) => w.chain === chain);
+        const challenge = await req.services.walletsWallets.pendingChallenge(req.project!.id, chain);
+        if (!wallet || !challenge) return redirect(base(req), `The ${chain} wallet has no pending challenge.`);
+        return page(`Verify the ${chain} wallet`, challengePage(req, wallet, challenge));
       },
     },
-    {
-      method: 'POST',
-      path: '/dashboard/projects/:projectId/wallets/preview',
+  },
+  actions: {
+    '/preview': {
       cli: ['wallet preview'],
       summary: 'Derive the first receive addresses of a key with their paths, to compare with the wallet software before registering (nothing stored).',
       handle: async (req) => {
-        const { chain, xpub } = keyFields(req, services);
-        const preview = previewWallet(services.chains, { chain, xpub, network: networkOf(req), count: PREVIEW_COUNT });
-        const current = (await services.walletsWallets.list(req.project!.id)).find((w) => w.chain === preview.chain);
+        const { chain, xpub } = keyFields(req);
+        const preview = previewWallet(req.services.chains, { chain, xpub, network: networkOf(req), count: PREVIEW_COUNT });
+        const current = (await req.services.walletsWallets.list(req.project!.id)).find((w) => w.chain === preview.chain);
         return page(
           `Check the ${chain} addresses`,
           html`<h1>Check the addresses before going on</h1>
@@ -125,84 +130,64 @@ ${current?.state === 'verified' ? html`<p class="warning">The project already ha
         );
       },
     },
-    {
-      method: 'POST',
-      path: '/dashboard/projects/:projectId/wallets/register',
+    '/register': {
       cli: ['wallet register'],
       summary: 'Bind the account key as pending and show the ownership challenge to sign with receive index 0.',
       handle: async (req) => {
-        const { chain, xpub } = keyFields(req, services);
-        const result = await services.walletsWallets.register({ projectId: req.project!.id, chain, xpub, replace: req.form.checked('replace') }, req.actor);
+        const { chain, xpub } = keyFields(req);
+        const result = await req.services.walletsWallets.register({ projectId: req.project!.id, chain, xpub, replace: req.form.checked('replace') }, req.actor);
         return page(`Verify the ${chain} wallet`, challengePage(req, result.wallet, result.challenge), 201);
       },
     },
-    {
-      method: 'GET',
-      path: '/dashboard/projects/:projectId/wallets/:chain/verify',
-      summary: "The pending wallet's ownership challenge and the form for its signature.",
-      render: async (req) => {
-        const chain = chainParam(req, services);
-        const wallet = (await services.walletsWallets.list(req.project!.id)).find((w) => w.chain === chain);
-        const challenge = await services.walletsWallets.pendingChallenge(req.project!.id, chain);
-        if (!wallet || !challenge) return redirect(base(req), `The ${chain} wallet has no pending challenge.`);
-        return page(`Verify the ${chain} wallet`, challengePage(req, wallet, challenge));
-      },
-    },
-    {
-      method: 'POST',
-      path: '/dashboard/projects/:projectId/wallets/:chain/verify',
+    '/:chain/verify': {
       cli: ['wallet verify'],
       summary: 'Complete the ownership challenge with the signature made by receive index 0.',
       handle: async (req) => {
-        const chain = chainParam(req, services);
+        const chain = chainParam(req);
         const signature = req.form.text('signature', 'Signature', { max: SIGNATURE_MAX });
-        const wallet = await services.walletsWallets.verify({ projectId: req.project!.id, chain, signature }, req.actor);
+        const wallet = await req.services.walletsWallets.verify({ projectId: req.project!.id, chain, signature }, req.actor);
         return redirect(base(req), `The ${wallet.chain} wallet ${wallet.key_fingerprint} is verified; its address pool fills now.`);
       },
     },
-    {
-      method: 'POST',
-      path: '/dashboard/projects/:projectId/wallets/pool/replenish',
+    '/pool/replenish': {
       cli: ['pool replenish'],
       summary: 'Derive addresses up to the free target now (the worker does this every minute).',
       handle: async (req) => {
-        await services.addressPoolReplenisher.replenish({ projectId: req.project!.id });
+        await req.services.addressPoolReplenisher.replenish({ projectId: req.project!.id });
         return redirect(base(req), 'The address pools are replenished.');
       },
     },
-    {
-      method: 'POST',
-      path: '/dashboard/projects/:projectId/wallets/pool/activate',
+    '/pool/activate': {
       cli: ['pool activate'],
       summary: 'Mark a TRON pool address as activated by hand after sending it TRX (the watchers do it themselves where they follow the network).',
       handle: async (req) => {
         const address = req.form.text('address', 'Address', { max: 100 });
-        await services.addressPoolService.activate({ projectId: req.project!.id, chain: 'tron', address }, req.actor);
+        await req.services.addressPoolService.activate({ projectId: req.project!.id, chain: 'tron', address }, req.actor);
         return redirect(base(req), `${address} is activated.`);
       },
     },
-  ],
+  },
 });
 
-function chainParam(req: DashboardRequest<Services>, services: Services): ChainId {
+function chainParam(req: DashboardRequest<Services>): ChainId {
   const chain = req.params['chain'];
-  const known = services.chains.chainIds();
+  const known = req.services.chains.chainIds();
   if (!known.includes(chain as ChainId)) throw dashboardErrors.invalid_form({ message: `Chain must be one of ${known.join(', ')}.` });
   return chain as ChainId;
 }
 
-function keyFields(req: DashboardActionRequest<Services>, services: Services): { chain: ChainId; xpub: string } {
-  const chain = req.form.choice<ChainId>('chain', 'Chain', services.chains.chainIds());
+function keyFields(req: DashboardActionRequest<Services>): { chain: ChainId; xpub: string } {
+  const chain = req.form.choice<ChainId>('chain', 'Chain', req.services.chains.chainIds());
   const xpub = req.form.text('xpub', 'Account key', { max: KEY_MAX });
   return { chain, xpub };
 }
 
-function registerForm(req: DashboardRequest<Services>, services: Services): SafeHtml {
+function registerForm(req: DashboardRequest<Services>): SafeHtml {
   return html`<h2 id="register">Register an account key</h2>
 <p>Paste the account-level public key of your wallet (never a private key or seed): BTC xpub/zpub (tpub/vpub on testnets), EVM and TRON account xpub, Cardano <code>acct_xvk</code>, TON public key. The next step shows its first receive addresses to compare with your wallet.</p>
 <form method="post" action="${base(req)}/preview">${csrfField(req)}
 <label for="wallet-chain">Chain</label>
-<select id="wallet-chain" name="chain" required>${services.chains.list().map((a) => html`<option value="${a.definition.id}">${a.definition.id}</option>`)}</select>
+<select id="wallet-chain" name="chain" required>${req.services.chains.list().map((a) => html`<option value="${a.definition.id}">${a.definition.id}</option>`)}</select>
 <label for="wallet-key">Account key</label>
 <textarea id="wallet-key" name="xpub" rows="3" required maxlength="${KEY_MAX}" spellcheck="false" autocomplete="off"></textarea>
 <button type="submit">Show the first addresses</button>

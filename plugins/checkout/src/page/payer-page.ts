@@ -80,6 +80,20 @@ export function languageSwitch(locale: Locale, switchBase: string): SafeHtml {
 }
 
 /**
+ * The start of a page the payer reads (the payer pages, the refund claim page): the doctype, the
+ * root element in `locale`'s language, and the head's first lines (UTF-8, the phone viewport, kept
+ * out of search engines). The page goes on with its title.
+ */
+export function payerDocumentStart(locale: Locale): SafeHtml {
+  return html`<!doctype html>
+<html lang="${LANGUAGE_TAGS[locale]}">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="robots" content="noindex">`;
+}
+
+/**
  * A whole payer page (the checkout page, the sessions plugin's pages): the document head with the
  * payer pages' stylesheet (served by the gateway, no CDN) and the project's accent colour, the
  * sandbox banner, a header with the project's logo, `heading` and the language switch, then `body`
@@ -101,12 +115,7 @@ export function payerPage(input: PayerPageInput): string {
   const logo = branding?.logoDataUri ? html`<img class="logo" src="${branding.logoDataUri}" alt="${branding.displayName}">` : null;
   const heading = input.heading ? html`<p class="pay-to">${input.heading}</p>` : null;
   const languages = input.switchBase === null ? null : languageSwitch(locale, input.switchBase);
-  return html`<!doctype html>
-<html lang="${LANGUAGE_TAGS[locale]}">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="robots" content="noindex">
+  return html`${payerDocumentStart(locale)}
 <title>${input.title}${branding ? ` · ${branding.displayName}` : ''}</title>
 <link rel="stylesheet" href="${CHECKOUT_ASSETS.url('checkout.css')}">
 ${brand ? html`<link rel="stylesheet" href="${brand}">` : null}

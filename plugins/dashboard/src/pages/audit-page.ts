@@ -1,5 +1,4 @@
 import { html, type AuditChannel } from '@gw/kernel';
-import { table } from '../web/components.js';
 import { definePage, page } from '../web/dashboard-page.js';
 import { filteredList, jsonBlock, when, type FilterField } from '../web/filters.js';
 
@@ -37,12 +36,12 @@ export const auditPage = definePage({
       'Audit log',
       html`<h1>Audit log</h1>
 <p class="note">Every write through the API, MCP, the CLI and this dashboard, with who did it.</p>
-${listing.render(
+${listing.table(
   'Audit filters',
-  table(
-    'Audit rows, newest first',
-    ['When', 'Project', 'Actor', 'Channel', 'Action', 'Target', 'Details'],
-    list.items.map((r) => [
+  {
+    caption: 'Audit rows, newest first',
+    head: ['When', 'Project', 'Actor', 'Channel', 'Action', 'Target', 'Details'],
+    row: (r) => [
       when(r.created_at_iso),
       r.project_id ? (names.get(r.project_id) ?? r.project_id) : '—',
       html`<code>${r.actor}</code>`,
@@ -50,10 +49,10 @@ ${listing.render(
       r.action,
       r.target ? html`<code class="wrap">${r.target}</code>` : '—',
       r.details ? html`<details><summary>details</summary>${jsonBlock(r.details)}</details>` : '—',
-    ]),
-    'No audit rows match.',
-  ),
+    ],
+  },
   list.items,
+  'No audit rows match.',
 )}`,
     );
   },

@@ -1,5 +1,5 @@
 import { coreErrors, html, type SafeHtml } from '@gw/kernel';
-import { nextPageLink, pageOf } from './components.js';
+import { nextPageLink, pageOf, table } from './components.js';
 import type { DashboardRequest } from './dashboard-page.js';
 
 /** One field of a GET filter form. */
@@ -84,13 +84,27 @@ export function metadataBlock(metadata: object | null | undefined): SafeHtml {
 export function filteredList(req: Pick<DashboardRequest, 'query'>, path: string, fields: readonly FilterField[]) {
   const filters = readFilters(req, fields);
   const { after, limit } = pageOf(req);
+  const filtered = Object.keys(filters).length > 0;
+  const render = (label: string, list: SafeHtml, items: readonly { id: string }[]): SafeHtml => html`${filterForm(path, fields, filters, label)}
+${list}
+${nextPageLink(req, path, items, limit)}`;
   return {
     filters,
     page: { limit, ...(after ? { cursor: after } : {}) },
     /** Whether any filter is given (an empty list then says that nothing matches). */
-    filtered: Object.keys(filters).length > 0,
-    render: (label: string, list: SafeHtml, items: readonly { id: string }[]): SafeHtml => html`${filterForm(path, fields, filters, label)}
-${list}
-${nextPageLink(req, path, items, limit)}`,
+    filtered,
+    render,
+    /**
+     * {@link render} of the usual list, a {@link table} of `items` (`list`: its caption, column
+     * labels and the cells of an item). When empty it says `empty`, or with filters given
+     * `empty.filtered` (nothing matches) and without them `empty.none`.
+     */
+    table: <T extends { id: string }>(
+      label: string,
+      list: { caption: string; head: readonly string[]; row: (item: T) => readonly (SafeHtml | string | number | null)[] },
+      items: readonly T[],
+      empty: string | { readonly filtered: string; readonly none: string },
+    ): SafeHtml =>
+      render(label, table(list.caption, list.head, items.map(list.row), typeof empty === 'string' ? empty : filtered ? empty.filtered : empty.none), items),
   };
 }

@@ -91,12 +91,12 @@ export const invoicesPage = definePage<Services>({
       html`<h1>Invoices</h1>
 <p class="note">Project <strong>${req.project!.name}</strong> (${req.project!.kind}). Invoices are created by the partner's signed API (or one by one here); here they are searched, inspected${partsFor(req).flatMap(({ part }) => (part.verb ? [`, ${part.verb.participle}`] : []))} and cancelled.</p>
 ${req.user.role === 'admin' ? html`<p><a href="${base(req)}/new">Create invoice</a></p>` : null}
-${listing.render(
+${listing.table(
   'Invoice filters',
-  table(
-    'Invoices, newest first',
-    ['Invoice', 'External id', 'Status', 'Amount', 'USD', 'Address', 'Created'],
-    list.items.map((i) => [
+  {
+    caption: 'Invoices, newest first',
+    head: ['Invoice', 'External id', 'Status', 'Amount', 'USD', 'Address', 'Created'],
+    row: (i) => [
       html`<a href="${base(req)}/${i.id}"><code>${i.id}</code></a>`,
       i.external_id,
       statusBadge(i.status),
@@ -104,10 +104,10 @@ ${listing.render(
       usdCell(i, paid.get(i.id)),
       html`<code class="wrap">${i.address}</code>`,
       when(i.created_at_iso),
-    ]),
-    listing.filtered ? 'No invoice matches these filters.' : 'No invoices yet.',
-  ),
+    ],
+  },
   list.items,
+  { filtered: 'No invoice matches these filters.', none: 'No invoices yet.' },
 )}
 <p><a href="${base(req)}/export">Export invoices (CSV or JSON)</a></p>`,
     );

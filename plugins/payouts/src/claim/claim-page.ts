@@ -1,5 +1,5 @@
 import { html, type ChainRegistry, type SafeHtml, type StaticAssets } from '@gw/kernel';
-import { formatDecimal, LANGUAGE_TAGS, languageSwitch, type Locale } from '@gw/plugin-checkout/contract';
+import { formatDecimal, LANGUAGE_TAGS, languageSwitch, type Locale, payerDocumentStart } from '@gw/plugin-checkout/contract';
 import { claimProofMessage, type ClaimView, type ItemView } from '../contract.js';
 import type { ItemStatus } from '../item-status.js';
 import { claimErrorText, claimText, type ClaimMessageKey } from './claim-i18n.js';
@@ -133,12 +133,7 @@ export function claimPage(input: ClaimPageInput): string {
   const state = claimState(view);
   const words = { name: view.projectName };
   const t = (key: ClaimMessageKey) => claimText(locale, key, words);
-  return html`<!doctype html>
-<html lang="${LANGUAGE_TAGS[locale]}">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="robots" content="noindex">
+  return html`${payerDocumentStart(locale)}
 <title>${t('title')} · ${view.projectName}</title>
 <link rel="stylesheet" href="${assets.url('claim.css')}">
 </head>

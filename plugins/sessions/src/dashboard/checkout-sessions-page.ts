@@ -79,12 +79,12 @@ export const checkoutSessionsPage = definePage<Services>({
       `Checkout sessions of ${req.project!.name}`,
       html`<h1>Checkout sessions</h1>
 <p class="note">A session is a price the payer pays in a coin of their choice: the partner creates it over the API (<code>POST /api/v1/checkout-sessions</code>), or a payer opens a payment link. The coin picked becomes an ordinary invoice.</p>
-${listing.render(
+${listing.table(
   'Checkout session filters',
-  table(
-    'Checkout sessions, newest first',
-    ['Session', 'Status', 'Price', 'Coin', 'Invoices', 'External id', 'Payment link', 'Created', 'Expires'],
-    sessions.items.map((s) => [
+  {
+    caption: 'Checkout sessions, newest first',
+    head: ['Session', 'Status', 'Price', 'Coin', 'Invoices', 'External id', 'Payment link', 'Created', 'Expires'],
+    row: (s) => [
       html`<a href="${base(req)}/${s.id}"><code>${s.id}</code></a>`,
       sessionBadge(s.status),
       `${s.price_amount} ${s.price_currency}`,
@@ -94,10 +94,10 @@ ${listing.render(
       s.payment_link_id ? html`<a href="/dashboard/projects/${req.project!.id}/payment-links/${s.payment_link_id}"><code>${s.payment_link_id}</code></a>` : '—',
       when(s.created_at_iso),
       when(s.expires_at_iso),
-    ]),
-    listing.filtered ? 'No checkout session matches these filters.' : 'No checkout sessions yet.',
-  ),
+    ],
+  },
   sessions.items,
+  { filtered: 'No checkout session matches these filters.', none: 'No checkout sessions yet.' },
 )}`,
     );
   },

@@ -119,15 +119,15 @@ export const paymentLinksPage = definePage<Services>({
       `Payment links of ${req.project!.name}`,
       html`<h1>Payment links</h1>
 <p class="note">Also with <code>gateway payment-link create</code>, the API (<code>POST /api/v1/payment-links</code>) and the MCP tool <code>create_payment_link</code>.</p>
-${listing.render(
+${listing.table(
   'Payment link filters',
-  table(
-    'Payment links, newest first',
-    ['Link', 'Description', 'Price', 'Coins', 'Uses', 'State', 'URL', 'Created', 'Actions'],
-    links.items.map((l) => linkRow(req, l)),
-    listing.filtered ? 'No payment link matches this filter.' : 'No payment links yet.',
-  ),
+  {
+    caption: 'Payment links, newest first',
+    head: ['Link', 'Description', 'Price', 'Coins', 'Uses', 'State', 'URL', 'Created', 'Actions'],
+    row: (l) => linkRow(req, l),
+  },
   links.items,
+  { filtered: 'No payment link matches this filter.', none: 'No payment links yet.' },
 )}
 ${req.user.role === 'admin' ? createForm(req, coins) : html`<p class="note">You are a read-only member: creating and deactivating links is for administrators.</p>`}`,
     );

@@ -1,11 +1,9 @@
-import { createHash } from 'node:crypto';
 import {
   type Actor,
   type AuditLog,
   type ChainRegistry,
   type CoinId,
   isAppError,
-  isUniqueViolation,
   type KeysetPage,
   keysetPage,
   type ProjectKind,
@@ -20,6 +18,7 @@ import { sessionsErrors } from '../errors.js';
 import { Session } from '../models/session.js';
 import { SessionInvoice } from '../models/session-invoice.js';
 import { pickExternalId } from './external-ids.js';
+import { createOnce } from './create-once.js';
 import { checkEmail } from './order.js';
 import { invoiceState, type SessionCloser } from './session-closer.js';
 import type { SessionOpener } from './session-opener.js';
@@ -37,11 +36,6 @@ const ATTEMPTS = 5;
  * pool. Answering the current invoice again costs nothing and is not counted.
  */
 export const PICK_LIMIT = { limit: 10, windowSeconds: 600 } as const;
-
-/** The SHA-256 of a request's JSON: what a replay under the same Idempotency-Key must match. */
-export function requestDigest(value: unknown): string {
-  return createHash('sha256').update(JSON.stringify(value)).digest('hex');
-}
 
 /**
  * Checkout sessions (issue 38): the partner's writes and reads, and the payer's actions. A pick
@@ -79,26 +73,17 @@ export class CheckoutSessionsService implements CheckoutSessions {
   ): Promise<{ session: SessionView; created: boolean }> {
     const opener = this.deps.sessionsOpener;
     const order = await opener.checkOrder(project, input);
-    const digest = requestDigest(input);
-    if (idempotencyKey !== undefined) {
-      const replay = await this.replayed(project.id, idempotencyKey, digest);
-      if (replay) return { session: replay, created: false };
-    }
-    try {
-      return await this.deps.db.transaction(async (trx) => {
-        const session = await opener.insert(trx, project, order, actor, { idempotencyKey: idempotencyKey ?? null, digest });
-        const view = await this.deps.sessionsStore.viewOf(trx, session);
+    const { value: session, created } = await createOnce(this.deps.db, idempotencyKey, input, {
+      constraint: 'sessions_sessions_idempotency',
+      replayed: (key, digest) => this.replayed(project.id, key, digest),
+      create: async (trx, digest) => {
+        const row = await opener.insert(trx, project, order, actor, { idempotencyKey: idempotencyKey ?? null, digest });
+        const view = await this.deps.sessionsStore.viewOf(trx, row);
         await options?.inTransaction?.(trx, view);
-        return { session: view, created: true };
-      });
-    } catch (error) {
-      // A concurrent create under the same key committed first: answer it.
-      if (idempotencyKey !== undefined && isUniqueViolation(error, 'sessions_sessions_idempotency')) {
-        const replay = await this.replayed(project.id, idempotencyKey, digest);
-        if (replay) return { session: replay, created: false };
-      }
-      throw error;
-    }
+        return view;
+      },
+    });
+    return { session, created };
   }
 
   async get(projectId: string, sessionId: string, options: { readonly trx?: Knex.Transaction; readonly lock?: boolean } = {}): Promise<SessionView> {

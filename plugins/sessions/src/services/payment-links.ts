@@ -1,15 +1,4 @@
-import {
-  type Actor,
-  type AuditLog,
-  type ChainRegistry,
-  type CoinId,
-  coreErrors,
-  isUniqueViolation,
-  type KeysetPage,
-  keysetPage,
-  newId,
-  type ProjectKind,
-} from '@gw/kernel';
+import { type Actor, type AuditLog, type ChainRegistry, type CoinId, coreErrors, type KeysetPage, keysetPage, newId, type ProjectKind } from '@gw/kernel';
 import type { RateService } from '@gw/plugin-rates/contract';
 import type { ProjectService } from '@gw/plugin-tenancy/contract';
 import type { Knex } from 'knex';
@@ -19,11 +8,11 @@ import { sessionsErrors } from '../errors.js';
 import { PaymentLink } from '../models/payment-link.js';
 import { Session } from '../models/session.js';
 import { amountOf, type PriceCurrencies, priceCurrencyOf, unitsOf } from '../price-currency.js';
-import { requestDigest } from './checkout-sessions.js';
+import { createOnce } from './create-once.js';
 import type { InvoiceableCoins } from './invoiceable-coins.js';
 import { checkDescription, checkEmail, checkLineItems, checkPartnerFields } from './order.js';
 import type { SessionOpener } from './session-opener.js';
-import { newPageToken, sessionAudit, type SessionStore } from './session-store.js';
+import { createAudit, newPageToken, sessionAudit, type SessionStore } from './session-store.js';
 
 const PAGE_TOKEN = /^[0-9a-f]{32}$/;
 
@@ -59,15 +48,12 @@ export class PaymentLinksService implements PaymentLinks {
     idempotencyKey?: string,
   ): Promise<{ link: PaymentLinkView; created: boolean }> {
     const row = await this.checkLink(project, input);
-    const digest = requestDigest(input);
-    if (idempotencyKey !== undefined) {
-      const replay = await this.replayed(project.id, idempotencyKey, digest);
-      if (replay) return { link: replay, created: false };
-    }
-    try {
-      return await this.deps.db.transaction(async (trx) => {
+    const { value: link, created } = await createOnce(this.deps.db, idempotencyKey, input, {
+      constraint: 'sessions_links_idempotency',
+      replayed: (key, digest) => this.replayed(project.id, key, digest),
+      create: async (trx, digest) => {
         const now = new Date();
-        const link = await PaymentLink.query(trx).insertAndFetch({
+        const inserted = await PaymentLink.query(trx).insertAndFetch({
           id: newId(),
           project_id: project.id,
           project_kind: project.kind,
@@ -81,23 +67,11 @@ export class PaymentLinksService implements PaymentLinks {
           updated_at: now,
           deactivated_at: null,
         });
-        await this.deps.audit.record(
-          sessionAudit(actor, 'payment_link', 'create', link, {
-            price_currency: link.price_currency,
-            price_amount: link.price_amount,
-            max_uses: link.max_uses,
-          }),
-          trx,
-        );
-        return { link: (await this.views(trx, [link]))[0]!, created: true };
-      });
-    } catch (error) {
-      if (idempotencyKey !== undefined && isUniqueViolation(error, 'sessions_links_idempotency')) {
-        const replay = await this.replayed(project.id, idempotencyKey, digest);
-        if (replay) return { link: replay, created: false };
-      }
-      throw error;
-    }
+        await this.deps.audit.record(createAudit(actor, 'payment_link', inserted, { max_uses: inserted.max_uses }), trx);
+        return (await this.views(trx, [inserted]))[0]!;
+      },
+    });
+    return { link, created };
   }
 
   /** A create request checked against the project: the link row's fields. */

@@ -9,7 +9,7 @@ import { Session } from '../models/session.js';
 import { amountOf, type PriceCurrencies, priceCurrencyOf, type PriceCurrency, unitsOf } from '../price-currency.js';
 import type { InvoiceableCoins } from './invoiceable-coins.js';
 import { checkDescription, checkEmail, checkLineItems, checkPartnerFields, TEXT_LIMITS } from './order.js';
-import { newPageToken, sessionAudit, type SessionStore } from './session-store.js';
+import { createAudit, newPageToken, type SessionStore } from './session-store.js';
 
 /** A session's order, checked: what a new session row is made of. */
 export interface SessionOrder {
@@ -137,14 +137,8 @@ export class SessionOpener {
       created_at: now,
       updated_at: now,
     });
-    await this.deps.audit.record(
-      sessionAudit(actor, 'checkout_session', 'create', session, {
-        price_currency: session.price_currency,
-        price_amount: session.price_amount,
-        ...(session.payment_link_id ? { payment_link_id: session.payment_link_id } : {}),
-      }),
-      trx,
-    );
+    const link = session.payment_link_id ? { payment_link_id: session.payment_link_id } : {};
+    await this.deps.audit.record(createAudit(actor, 'checkout_session', session, link), trx);
     return session;
   }
 

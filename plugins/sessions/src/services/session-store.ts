@@ -43,6 +43,16 @@ export function sessionAudit(
   };
 }
 
+/** The audit entry of a new session or link: its price, and `details` besides. */
+export function createAudit(
+  actor: Actor,
+  object: 'checkout_session' | 'payment_link',
+  row: { readonly id: string; readonly project_id: string; readonly price_currency: string; readonly price_amount: string | null },
+  details: Record<string, unknown> = {},
+): AuditEntry {
+  return sessionAudit(actor, object, 'create', row, { price_currency: row.price_currency, price_amount: row.price_amount, ...details });
+}
+
 /**
  * The sessions' rows, views and events: what every writer of a session shares (the partner's
  * service, the payer's actions, the invoice observer, the jobs). Events are written in the caller's

@@ -10,7 +10,6 @@ import {
   page,
   type PageServices,
   redirect,
-  table,
   when,
 } from '@gw/plugin-dashboard/contract';
 
@@ -18,8 +17,7 @@ import {
 export const ORPHANS_PAGE_DEPS = ['chains', 'watchersOrphans'] as const;
 type Services = PageServices<typeof ORPHANS_PAGE_DEPS>;
 
-/** The filters of GET /api/v1/orphan-payments. */
-/** The orphan list's filters; the chain choices are the enabled chains. */
+/** The filters of GET /api/v1/orphan-payments; the chain choices are the enabled chains. */
 function orphanFilters(chainIds: readonly string[]): readonly FilterField[] {
   return [
     { name: 'attributed', label: 'Attributed', choices: ['false', 'true'] },
@@ -36,30 +34,25 @@ const base = (req: DashboardRequest<Services>) => `/dashboard/projects/${req.pro
 
 /** Orphan payments of a project (receipts no invoice took): the list, and attribution to an external id. */
 export const orphansPage = definePage<Services>({
-  id: 'orphans',
-  nav: [{ label: 'Orphan payments', scope: 'project', path: '/orphans', order: 25 }],
-  routes: (services) => [
-    {
-      method: 'GET',
-      path: '/dashboard/projects/:projectId/orphans',
-      summary: "The project's orphan payments with the REST list's filters (newest first); attribute one to an external id.",
-      render: async (req) => {
-        const listing = filteredList(req, base(req), orphanFilters(req.services.chains.chainIds()));
-        const list = await services.watchersOrphans.list(req.project!.id, {
-          ...listing.page,
-          ...(listing.filters as { attributed?: 'true' | 'false'; chain?: ChainId }),
-        });
-        const admin = req.user.role === 'admin';
-        return page(
-          `Orphan payments of ${req.project!.name}`,
-          html`<h1>Orphan payments</h1>
+  nav: { label: 'Orphan payments', scope: 'project', path: '/orphans', order: 25 },
+  summary: "The project's orphan payments with the REST list's filters (newest first); attribute one to an external id.",
+  render: async (req) => {
+    const listing = filteredList(req, base(req), orphanFilters(req.services.chains.chainIds()));
+    const list = await req.services.watchersOrphans.list(req.project!.id, {
+      ...listing.page,
+      ...(listing.filters as { attributed?: 'true' | 'false'; chain?: ChainId }),
+    });
+    const admin = req.user.role === 'admin';
+    return page(
+      `Orphan payments of ${req.project!.name}`,
+      html`<h1>Orphan payments</h1>
 <p class="note">Payments to the project's pool addresses that no invoice took. Attributing one creates a paid invoice under the external id you give and sends <code>invoice.paid</code>.</p>
-${listing.render(
+${listing.table(
   'Orphan payment filters',
-  table(
-    'Orphan payments, newest first',
-    ['Transaction', 'Amount', 'To', 'Status', 'Received', 'Attributed', ...(admin ? ['Attribute'] : [])],
-    list.items.map((o) => [
+  {
+    caption: 'Orphan payments, newest first',
+    head: ['Transaction', 'Amount', 'To', 'Status', 'Received', 'Attributed', ...(admin ? ['Attribute'] : [])],
+    row: (o) => [
       html`<code class="wrap">${o.tx_hash}</code> #${o.tx_output_index}`,
       html`${o.amount} <span class="unit">${o.coin}</span>`,
       html`<code class="wrap">${o.to_address}</code>`,
@@ -73,24 +66,22 @@ ${listing.render(
               : html`<form class="inline-form" method="post" action="${base(req)}/attribute">${csrfField(req)}<input type="hidden" name="tx_hash" value="${o.tx_hash}"><input type="hidden" name="to_address" value="${o.to_address}"><input type="hidden" name="tx_output_index" value="${String(o.tx_output_index)}"><label for="${`ext-${o.id}`}">External id</label><input id="${`ext-${o.id}`}" name="external_id" required maxlength="128"><button type="submit">Attribute</button></form>`,
           ]
         : []),
-    ]),
-    'No orphan payments.',
-  ),
+    ],
+  },
   list.items,
+  'No orphan payments.',
 )}`,
-        );
-      },
-    },
-    {
-      method: 'POST',
-      path: '/dashboard/projects/:projectId/orphans/attribute',
+    );
+  },
+  actions: {
+    '/attribute': {
       summary: 'Attribute an orphan payment to an external id: a synthetic paid invoice and invoice.paid.',
       handle: async (req) => {
         const txHash = req.form.text('tx_hash', 'Transaction hash', { max: 200 });
         const externalId = req.form.text('external_id', 'External id', { max: 128 });
         const toAddress = req.form.optional('to_address', 'Address', { max: 200 });
         const index = req.form.optional('tx_output_index', 'Output index', { max: 9 });
-        const invoice = await services.watchersOrphans.attribute(
+        const invoice = await req.services.watchersOrphans.attribute(
           { id: req.project!.id, kind: req.project!.kind },
           txHash,
           {
@@ -106,5 +97,5 @@ ${listing.render(
         );
       },
     },
-  ],
+  },
 });
