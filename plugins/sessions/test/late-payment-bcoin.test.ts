@@ -11,6 +11,7 @@ import { signedFetch, startTestKernel, type TestKernel } from '@gw/kernel/testin
 import { checkoutPlugin } from '@gw/plugin-checkout';
 import { oauthPlugin } from '@gw/plugin-oauth';
 import { watchersPlugin } from '@gw/plugin-watchers';
+import { scanOnce } from '@gw/plugin-watchers/testing';
 import { WEBHOOK_PLUGINS } from '@gw/plugin-webhooks/testing';
 import { ALL_CHAINS, Bcoin, bcoinRegtestConfig, eventTypes, projectWithPools, stopAll, type TestProject } from '@gw/testing';
 import { PAYER_ACTOR, sessionsPlugin } from '../src/index.js';
@@ -44,14 +45,7 @@ test.before(async () => {
 });
 test.after.always(() => stopAll(gw, node));
 
-async function scan(): Promise<void> {
-  const target = gw.kernel.cradle.watchersRegistry.get('btc', 'regtest')!;
-  for (;;) {
-    const report = await gw.kernel.cradle.watchersScanner.pass(target);
-    if (report.error) throw new Error(report.error);
-    if (report.ran) return;
-  }
-}
+const scan = () => scanOnce(gw, 'btc', 'regtest');
 
 const api = (method: string, path: string, body?: unknown) =>
   signedFetch(gw.url, `/api/v1${path}`, { ...project, method, ...(body === undefined ? {} : { body }) });

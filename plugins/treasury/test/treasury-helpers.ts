@@ -13,8 +13,12 @@ import type { Knex } from 'knex';
 import { responseMismatches, signedFetch, startTestKernel, type TestKernel, waitFor } from '@gw/kernel/testing';
 import { ALL_CHAINS, Bcoin, bcoinRegtestConfig, FAST_RETRIES, MNEMONIC, projectWithPools, type TestProject } from '@gw/testing';
 import { watchersPlugin } from '@gw/plugin-watchers';
+import { scanOnce } from '@gw/plugin-watchers/testing';
 import { type PlanStatusChange, treasuryPlugin, TREASURY_PLAN_OBSERVERS } from '../src/index.js';
 import type { PlanView } from '../src/plan-view.js';
+
+/** The watchers' scan pass, as the treasury tests drive it. */
+export { scanOnce };
 
 export type Api = (method: 'GET' | 'POST', path: string, body?: unknown, bearer?: string) => Promise<{ status: number; body: any }>;
 
@@ -117,16 +121,6 @@ export function payoutObserverProbe(onStatus: (trx: Knex.Transaction, change: Pl
       ),
     ],
   });
-}
-
-/** One scan pass of a network's watcher (another pass holding the lock: again; a failed pass throws). */
-export async function scanOnce(gw: TestKernel, chain: string, network: string): Promise<void> {
-  const target = gw.kernel.cradle.watchersRegistry.get(chain, network)!;
-  for (;;) {
-    const report = await gw.kernel.cradle.watchersScanner.pass(target);
-    if (report.error) throw new Error(report.error);
-    if (report.ran) return;
-  }
 }
 
 /** An invoice of `units` (8 decimals) created over the signed API and paid from `send`, into the mempool. */
