@@ -21,9 +21,7 @@ let gw: TestKernel;
 let project: TestProject;
 
 test.before(async () => {
-  node = await Bcoin.start();
-  // Coinbase outputs mature after 100 blocks; segwit is active from height 432 on bcoin's regtest.
-  await node.mine(440);
+  node = await Bcoin.startMature();
   gw = await startTestKernel({
     plugins: [...WEBHOOK_PLUGINS, watchersPlugin, checkoutPlugin, oauthPlugin, sessionsPlugin],
     chains: ALL_CHAINS,

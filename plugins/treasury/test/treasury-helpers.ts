@@ -45,14 +45,6 @@ export async function treasuryOperator(gw: TestKernel, operator: string, chain: 
   return { operatorId, project, token };
 }
 
-/** A bcoin regtest node with mature coins and segwit active. */
-export async function startMatureBcoin(): Promise<Bcoin> {
-  const node = await Bcoin.start();
-  // Coinbase outputs mature after 100 blocks; segwit is active from height 432 on bcoin's regtest.
-  await node.mine(440);
-  return node;
-}
-
 /**
  * The configuration watching `node` as btc/regtest from its next block with the watchers and the
  * treasury (scans and the treasury's jobs driven by the test; a configured fee rate, since bcoin
@@ -71,14 +63,14 @@ export async function bcoinTreasuryConfig(node: Bcoin, options: { poolSize: numb
   };
 }
 
-/** {@link startMatureBcoin} and a gateway of `plugins` plus the watchers and the treasury, configured by {@link bcoinTreasuryConfig}. */
+/** {@link Bcoin.startMature} and a gateway of `plugins` plus the watchers and the treasury, configured by {@link bcoinTreasuryConfig}. */
 export async function startBcoinTreasury(options: {
   plugins: readonly AnyPlugin[];
   poolSize: number;
   feeRate: bigint;
   config?: Record<string, unknown>;
 }): Promise<{ node: Bcoin; gw: TestKernel }> {
-  const node = await startMatureBcoin();
+  const node = await Bcoin.startMature();
   const gw = await startTestKernel({
     plugins: [...options.plugins, watchersPlugin, treasuryPlugin],
     chains: ALL_CHAINS,
