@@ -47,6 +47,12 @@ test.after.always(async () => {
   await gw?.close();
 });
 
+/** `chain` as shipped but for the networks `networks` names. */
+const withNetworks = (chain: ChainModule, networks: Partial<ChainModule['definition']['networks']>): ChainModule => ({
+  ...chain,
+  definition: { ...chain.definition, networks: { ...chain.definition.networks, ...networks } },
+});
+
 /** A kernel of its own (closed at the test's end) watching the `enabled` chains through their public providers, `local` in place of the shipped chain of its id; rates fixed. */
 async function publicProvidersKernel(
   t: ExecutionContext,
@@ -332,16 +338,9 @@ test('a default network asks its providers nothing until a pool address waits th
     operator,
     url: `${url}/api`,
   });
-  const localBtc: ChainModule = {
-    ...btcChain,
-    definition: {
-      ...btcChain.definition,
-      networks: {
-        ...btcChain.definition.networks,
-        mainnet: { ...mainnet, publicProviders: [local('mempool.space', 'mempool-space', a.url), local('blockstream.info', 'blockstream', b.url)] },
-      },
-    },
-  };
+  const localBtc = withNetworks(btcChain, {
+    mainnet: { ...mainnet, publicProviders: [local('mempool.space', 'mempool-space', a.url), local('blockstream.info', 'blockstream', b.url)] },
+  });
   const kernel = await publicProvidersKernel(t, ['btc'], 'cli', localBtc);
   const { watchersRegistry, watchersScanner, tenancyOperators, tenancyProjects, invoicesService, db } = kernel.kernel.cradle;
   const target = watchersRegistry.get('btc', 'bitcoin')!;
@@ -409,16 +408,9 @@ test.serial('the first pass of a network that idled reads back over the blocks m
   t.teardown(() => anvil.stop());
   // Ethereum as shipped but for where Sepolia's public providers are: both are the local node.
   const [sepolia] = ethChain.definition.networks.testnets;
-  const localEth: ChainModule = {
-    ...ethChain,
-    definition: {
-      ...ethChain.definition,
-      networks: {
-        ...ethChain.definition.networks,
-        testnets: [{ ...sepolia!, publicProviders: sepolia!.publicProviders!.map((p) => ({ ...p, url: anvil.url })) }],
-      },
-    },
-  };
+  const localEth = withNetworks(ethChain, {
+    testnets: [{ ...sepolia!, publicProviders: sepolia!.publicProviders!.map((p) => ({ ...p, url: anvil.url })) }],
+  });
   const kernel = await publicProvidersKernel(t, ['eth'], 'cli', localEth);
   const { watchersRegistry, watchersScanner, tenancyOperators, tenancyProjects, invoicesService, db } = kernel.kernel.cradle;
   const target = watchersRegistry.get('eth', 'sepolia')!;
