@@ -6,6 +6,7 @@ import test from 'ava';
 import { isConfigEnvName, loadConfig } from '@gw/kernel';
 import { distEntry } from '@gw/scripts/build';
 import { ROOT } from '@gw/testing';
+import { readEnvExample } from './env-example.js';
 
 // The files docs/deployment.md ships: systemd units (checked by systemd-analyze verify, which
 // .ci/run installs from Debian), the nginx example (checked by nginx -t, nginx-light from .ci/run),
@@ -15,15 +16,8 @@ const SYSTEMD = join(ROOT, 'deploy/systemd');
 const SYSTEMD_ANALYZE = '/usr/bin/systemd-analyze';
 const NGINX = ['/usr/sbin/nginx', '/usr/bin/nginx'].find((p) => existsSync(p));
 
-/** The example environment file as a key → value map (comments and blank lines dropped). */
-function exampleEnv(): Record<string, string> {
-  const env: Record<string, string> = {};
-  for (const line of readFileSync(join(SYSTEMD, 'gateway.env.example'), 'utf8').split('\n')) {
-    const m = /^([A-Z][A-Za-z0-9_]*)=(.*)$/.exec(line.trim());
-    if (m) env[m[1]!] = m[2]!;
-  }
-  return env;
-}
+/** The example environment file as a key → value map. */
+const exampleEnv = (): Record<string, string> => readEnvExample(join(SYSTEMD, 'gateway.env.example'));
 
 test('the systemd units pass systemd-analyze verify with no warning', (t) => {
   t.true(existsSync(SYSTEMD_ANALYZE), `${SYSTEMD_ANALYZE} is missing (Debian package systemd; .ci/run installs it)`);

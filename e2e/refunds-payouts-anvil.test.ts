@@ -16,7 +16,7 @@ import { CLI_ACTOR, defineChain } from '@gw/kernel';
 import { signedFetch, startTestKernel, type TestKernel } from '@gw/kernel/testing';
 import { createEvmAdapter } from '@gw/chain-evm';
 import { cliRunner, EvmTreasuryChain, FAST_RETRIES, FIXED_RATES, Receiver, TREASURY_TEST_MNEMONIC, type TestProject, stopAll } from '@gw/testing';
-import { expectPayoutsCompleted } from '@gw/plugin-payouts/testing';
+import { approveAndBatch, expectPayoutsCompleted } from '@gw/plugin-payouts/testing';
 import { signOffline, treasuryApi, treasuryOperator } from '@gw/plugin-treasury/testing';
 
 const FUNDING_PATH = "m/44'/60'/2'/0/0";
@@ -89,26 +89,7 @@ test('a USDC payout to three recipients: proposed over the API, approved, batche
     recipients.map((r, i) => ['payout', 'pending_approval', 'eth', 'anvil', 'usdc', r.address, units[i]!.toString()]),
   );
 
-  for (const item of items) {
-    const approved = await cli('payout', 'approve', '--id', item.id, '--as', ADMIN, '--json');
-    t.is(approved.code, 0, approved.stdout + approved.stderr);
-  }
-  const batch = await cli(
-    'payout',
-    'batch',
-    '--project',
-    project.projectId,
-    '--chain',
-    'eth',
-    '--network',
-    'anvil',
-    '--coin',
-    'usdc',
-    '--source',
-    'funding',
-    '--json',
-  );
-  t.is(batch.code, 0, batch.stdout + batch.stderr);
+  const batch = await approveAndBatch(t, cli, ADMIN, items, { projectId: project.projectId, chain: 'eth', network: 'anvil', coin: 'usdc', source: 'funding' });
   const planId: string = batch.json.plan_id;
   t.deepEqual(batch.json.items.map((i: { id: string; status: string }) => `${i.id} ${i.status}`).sort(), items.map((i) => `${i.id} batched`).sort());
 

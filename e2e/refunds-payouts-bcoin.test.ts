@@ -14,15 +14,15 @@
  * Scans and the treasury's tracking pass are driven by the test (no timers); the webhook delivery
  * and the claim-mail jobs run in the gateway's own worker.
  */
-import test from 'ava';
+import test, { type ExecutionContext } from 'ava';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { chains, plugins } from '@gw/app-gateway';
 import { CLI_ACTOR, type ChainId } from '@gw/kernel';
 import { signedFetch, startTestKernel, waitFor, type TestKernel } from '@gw/kernel/testing';
 import { MailSink } from '@gw/plugin-oauth/testing';
-import { type Bcoin, CHROMIUM, cliRunner, projectWithPools, Receiver, type TestProject, stopAll } from '@gw/testing';
+import { Bcoin, CHROMIUM, cliRunner, projectWithPools, Receiver, type TestProject, stopAll } from '@gw/testing';
 import { verifyWebhook } from '@gw/webhook-verify';
-import { bcoinTreasuryConfig, scanOnce, signOffline, startMatureBcoin, treasuryApi } from '@gw/plugin-treasury/testing';
+import { bcoinTreasuryConfig, scanOnce, signOffline, treasuryApi } from '@gw/plugin-treasury/testing';
 import { axeViolations } from './axe.js';
 
 const FEE_RATE = 2n;
@@ -40,7 +40,7 @@ let config: Record<string, unknown>;
 let cli: ReturnType<typeof cliRunner>;
 
 test.before(async () => {
-  node = await startMatureBcoin();
+  node = await Bcoin.startMature();
   sink = await MailSink.start();
   receiver = await Receiver.start();
   config = {
@@ -92,6 +92,13 @@ async function invoicePaid(askedUnits: bigint, paidUnits: bigint): Promise<{ id:
   if (created.status !== 201) throw new Error(JSON.stringify(created.body));
   const txid = await node.send(created.body.address, paidUnits);
   return { id: created.body.id, address: created.body.address, txid };
+}
+
+/** A page in a browser context of its own, closed at the test's end. */
+async function newPage(t: ExecutionContext): Promise<Page> {
+  const context = await browser.newContext();
+  t.teardown(() => context.close());
+  return context.newPage();
 }
 
 async function signIn(page: Page, email: string): Promise<void> {
@@ -178,9 +185,7 @@ test.serial(
 );
 
 test.serial('the payer claims the refund on the claim page in Chromium: an address of the invoice’s network, typed twice', async (t) => {
-  const context = await browser.newContext();
-  t.teardown(() => context.close());
-  const page = await context.newPage();
+  const page = await newPage(t);
   const claimPath = new URL(refund.claim_url).pathname;
   await page.goto(`${gw.url}${claimPath}`);
   await page.getByRole('heading', { name: 'Claim your refund' }).waitFor();
@@ -201,9 +206,7 @@ test.serial('the payer claims the refund on the claim page in Chromium: an addre
 test.serial(
   'an administrator approves the refund in the dashboard; a payout to two recipients is proposed over the API and approved with the CLI',
   async (t) => {
-    const context = await browser.newContext();
-    t.teardown(() => context.close());
-    const page = await context.newPage();
+    const page = await newPage(t);
     page.on('dialog', (dialog) => void dialog.accept());
     await signIn(page, ADMIN);
     await page.goto(`${gw.url}/dashboard/projects/${project.projectId}/payouts`);
@@ -238,9 +241,7 @@ test.serial(
 test.serial(
   'the three become one batch from the dashboard; gateway-signer signs its PSBT offline; imported, broadcast, confirmed; each recipient is paid and every item completed',
   async (t) => {
-    const context = await browser.newContext();
-    t.teardown(() => context.close());
-    const page = await context.newPage();
+    const page = await newPage(t);
     await signIn(page, ADMIN);
     await page.goto(`${gw.url}/dashboard/projects/${project.projectId}/payouts`);
     await page.getByLabel('Chain', { exact: true }).fill('btc');

@@ -15,7 +15,7 @@ import { CLI_ACTOR } from '@gw/kernel';
 import { signedFetch, startTestKernel, type TestKernel } from '@gw/kernel/testing';
 import { ata, freshAddress, fundedSigner, installMint, LAMPORTS_PER_SOL, LiteSvmLedger, mintTo } from '@gw/chain-sol/testing';
 import { cliRunner, FAST_RETRIES, FIXED_RATES, projectWithPools, Receiver, stopAll, type TestProject } from '@gw/testing';
-import { expectPayoutsCompleted } from '@gw/plugin-payouts/testing';
+import { approveAndBatch, expectPayoutsCompleted } from '@gw/plugin-payouts/testing';
 import { signOffline, treasuryApi } from '@gw/plugin-treasury/testing';
 
 const USDC = '4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU';
@@ -87,26 +87,13 @@ test('a USDC payout to two recipients on Solana: proposed, approved, batched fro
     items.map((i) => [i.status, i.chain, i.network, i.coin, i.address, i.amount_units]),
     recipients.map((r, i) => ['pending_approval', 'sol', 'localnet', 'usdc_sol', r.address, units[i]!.toString()]),
   );
-  for (const item of items) {
-    const approved = await cli('payout', 'approve', '--id', item.id, '--as', ADMIN, '--json');
-    t.is(approved.code, 0, approved.stdout + approved.stderr);
-  }
-  const batch = await cli(
-    'payout',
-    'batch',
-    '--project',
-    project.projectId,
-    '--chain',
-    'sol',
-    '--network',
-    'localnet',
-    '--coin',
-    'usdc_sol',
-    '--source',
-    'funding',
-    '--json',
-  );
-  t.is(batch.code, 0, batch.stdout + batch.stderr);
+  const batch = await approveAndBatch(t, cli, ADMIN, items, {
+    projectId: project.projectId,
+    chain: 'sol',
+    network: 'localnet',
+    coin: 'usdc_sol',
+    source: 'funding',
+  });
   const planId: string = batch.json.plan_id;
 
   const plan = (await api('GET', `${ACCOUNTS}/plans/${planId}`)).body;

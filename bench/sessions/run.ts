@@ -15,26 +15,15 @@
  * Run: npx -y pnpm@10.34.9 exec tsx bench/sessions/run.ts [--sessions 1000] [--concurrency 20] [--pages 1000] [--idle-seconds 30]
  * PostgreSQL: DATABASE_URL (an admin URL; a fresh database) or an embedded server under .data/postgres-bench.
  */
-import type { ChildProcess } from 'node:child_process';
 import { request } from 'node:http';
-import { fileURLToPath } from 'node:url';
 import { CLI_ACTOR } from '@gw/kernel';
-import { benchPostgres } from '../bench-database.js';
 import { percentile, processCpuMs } from '../measure.js';
-import { createBenchKernel } from '../bench-kernel.js';
-import { minimalEnv, startTsxChild, stopChild } from '../child-process.js';
 import { benchOptions } from '../bench-options.js';
-import { idleCpu, openStatusStreams, streamAgent, type StatusStream } from '../checkout/status-streams.js';
+import { withGatewayAndWriter } from '../checkout/gateway-and-writer.js';
+import { idleCpu, openStatusStreams, type StatusStream } from '../checkout/status-streams.js';
 import { SESSIONS_BENCH_OVERRIDES } from './config.js';
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const options = benchOptions({ sessions: 1000, concurrency: 20, pages: 1000, 'idle-seconds': 30 });
-
-async function startServer(databaseUrl: string): Promise<{ child: ChildProcess; url: string }> {
-  const server = fileURLToPath(new URL('./server.ts', import.meta.url));
-  const { child, line } = await startTsxChild([server, databaseUrl], /^\{"url":/, { cwd: ROOT, env: minimalEnv() });
-  return { child, url: (JSON.parse(line) as { url: string }).url };
-}
 
 interface Answer {
   readonly status: number;
@@ -82,72 +71,58 @@ const summary = (values: number[]) => {
   return `p50 ${percentile(values, 50).toFixed(1)} ms, p99 ${percentile(values, 99).toFixed(1)} ms, max ${values.at(-1)!.toFixed(1)} ms`;
 };
 
-const postgres = await benchPostgres();
-try {
-  await postgres.withDatabase(async (databaseUrl) => {
-    const writer = createBenchKernel(databaseUrl, { role: 'cli', overrides: SESSIONS_BENCH_OVERRIDES });
-    await writer.start();
-    const server = await startServer(databaseUrl);
-    try {
-      const { sandboxProjects, tenancyProjects, invoicesService, sessionsCheckout } = writer.cradle;
-      const sandbox = await sandboxProjects.provision({ name: `bench-sessions-${Date.now()}` }, CLI_ACTOR);
-      const project = { id: sandbox.project.id, kind: 'sandbox' as const };
-      const urls: string[] = [];
-      for (let i = 0; i < options.sessions; i += 1) {
-        const { session } = await sessionsCheckout.create(
-          project,
-          { price_currency: 'EUR', price_amount: '19.90', allowed_coins: ['eth'], description: `Bench order ${i}` },
-          CLI_ACTOR,
-        );
-        urls.push(session.url);
+await withGatewayAndWriter(new URL('./server.ts', import.meta.url), SESSIONS_BENCH_OVERRIDES, async (writer, server) => {
+  const { sandboxProjects, tenancyProjects, invoicesService, sessionsCheckout } = writer.cradle;
+  const sandbox = await sandboxProjects.provision({ name: `bench-sessions-${Date.now()}` }, CLI_ACTOR);
+  const project = { id: sandbox.project.id, kind: 'sandbox' as const };
+  const urls: string[] = [];
+  for (let i = 0; i < options.sessions; i += 1) {
+    const { session } = await sessionsCheckout.create(
+      project,
+      { price_currency: 'EUR', price_amount: '19.90', allowed_coins: ['eth'], description: `Bench order ${i}` },
+      CLI_ACTOR,
+    );
+    urls.push(session.url);
+  }
+
+  const opens: number[] = [];
+  const picks: number[] = [];
+  const checkoutPaths: string[] = [];
+  let next = 0;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: options.concurrency }, async () => {
+      while (next < urls.length) {
+        const url = urls[next++]!;
+        const timing = await payer(server.url, url);
+        opens.push(timing.openMs);
+        picks.push(timing.pickMs);
+        checkoutPaths.push(timing.checkout);
       }
+    }),
+  );
+  const seconds = (performance.now() - started) / 1000;
+  console.log(`${urls.length} payers, ${options.concurrency} at a time, in ${seconds.toFixed(1)} s (${(urls.length / seconds).toFixed(0)} picks/s)`);
+  console.log(`open the session's page (GET /pay/{token}): ${summary(opens)}`);
+  console.log(`pick a coin (POST /pay/{token}/coin: lock, invoice, address): ${summary(picks)}`);
 
-      const opens: number[] = [];
-      const picks: number[] = [];
-      const checkoutPaths: string[] = [];
-      let next = 0;
-      const started = performance.now();
-      await Promise.all(
-        Array.from({ length: options.concurrency }, async () => {
-          while (next < urls.length) {
-            const url = urls[next++]!;
-            const timing = await payer(server.url, url);
-            opens.push(timing.openMs);
-            picks.push(timing.pickMs);
-            checkoutPaths.push(timing.checkout);
-          }
-        }),
-      );
-      const seconds = (performance.now() - started) / 1000;
-      console.log(`${urls.length} payers, ${options.concurrency} at a time, in ${seconds.toFixed(1)} s (${(urls.length / seconds).toFixed(0)} picks/s)`);
-      console.log(`open the session's page (GET /pay/{token}): ${summary(opens)}`);
-      console.log(`pick a coin (POST /pay/{token}/coin: lock, invoice, address): ${summary(picks)}`);
+  const idle = async (label: string, paths: readonly string[]) => {
+    const streams: StatusStream[] = Array.from({ length: options.pages }, (_, i) => ({ invoiceId: paths[i % paths.length]!, arrivals: new Map() }));
+    const opened = await openStatusStreams(streams, (_, i) => `${server.url}${paths[i % paths.length]}/events`);
+    const cpu = await idleCpu(server.child.pid!, options['idle-seconds'], processCpuMs);
+    console.log(
+      `${label}: ${streams.length} open pages (opened in ${opened.toFixed(1)} s), idle ${(cpu.wallMs / 1000).toFixed(1)} s: gateway ${cpu.cpuMs} ms CPU = ${(cpu.share * 100).toFixed(2)}% of one core`,
+    );
+    for (const stream of streams) stream.response?.destroy();
+    await new Promise((resolve) => setTimeout(resolve, 2000));
+  };
+  await idle('session invoices', checkoutPaths);
 
-      const idle = async (label: string, paths: readonly string[]) => {
-        const streams: StatusStream[] = Array.from({ length: options.pages }, (_, i) => ({ invoiceId: paths[i % paths.length]!, arrivals: new Map() }));
-        const opened = await openStatusStreams(streams, (_, i) => `${server.url}${paths[i % paths.length]}/events`);
-        const cpu = await idleCpu(server.child.pid!, options['idle-seconds'], processCpuMs);
-        console.log(
-          `${label}: ${streams.length} open pages (opened in ${opened.toFixed(1)} s), idle ${(cpu.wallMs / 1000).toFixed(1)} s: gateway ${cpu.cpuMs} ms CPU = ${(cpu.share * 100).toFixed(2)}% of one core`,
-        );
-        for (const stream of streams) stream.response?.destroy();
-        await new Promise((resolve) => setTimeout(resolve, 2000));
-      };
-      await idle('session invoices', checkoutPaths);
-
-      const principal = (await tenancyProjects.principal(project.id))!;
-      const plain: string[] = [];
-      for (let i = 0; i < Math.min(options.pages, 100); i += 1) {
-        const { invoice } = await invoicesService.create(principal, { external_id: `plain-${i}`, coin: 'eth', amount_crypto: '0.01' }, CLI_ACTOR);
-        plain.push(new URL(invoice.checkout_url).pathname);
-      }
-      await idle('plain invoices (baseline)', plain);
-    } finally {
-      await stopChild(server.child);
-      await writer.stop();
-    }
-  });
-} finally {
-  await postgres.stop();
-  streamAgent.destroy();
-}
+  const principal = (await tenancyProjects.principal(project.id))!;
+  const plain: string[] = [];
+  for (let i = 0; i < Math.min(options.pages, 100); i += 1) {
+    const { invoice } = await invoicesService.create(principal, { external_id: `plain-${i}`, coin: 'eth', amount_crypto: '0.01' }, CLI_ACTOR);
+    plain.push(new URL(invoice.checkout_url).pathname);
+  }
+  await idle('plain invoices (baseline)', plain);
+});

@@ -117,9 +117,7 @@ async function anvilNode(): Promise<BenchNode> {
 
 /** bcoin with Core's ZMQ: a payment arrives as its `rawtx`, a block as its `hashblock`. */
 async function bcoinNode(): Promise<BenchNode> {
-  const node = await Bcoin.start({ zmq: true });
-  // Coinbase outputs mature after 100 blocks; segwit is active from height 432 on bcoin's regtest.
-  await node.mine(440);
+  const node = await Bcoin.startMature({ zmq: true });
   const at = new Map<string, number>();
   const socket = new Subscriber();
   socket.subscribe('rawtx');

@@ -13,6 +13,7 @@ import test from 'ava';
 import { parseEther } from 'ethers';
 import { freePort, type TestKernel } from '@gw/kernel/testing';
 import { issueKey, newOwner, startBtcpayKernel } from '@gw/plugin-btcpay/testing';
+import { scanOnce } from '@gw/plugin-watchers/testing';
 import { Anvil, projectWithPools } from '@gw/testing';
 import { GreenfieldValidator } from './greenfield-validator.js';
 import { startValidatingProxy, type ValidatingProxy } from './validating-proxy.js';
@@ -57,15 +58,7 @@ test.after.always(async () => {
   await anvil?.stop();
 });
 
-/** One completed scan pass of eth/sepolia. */
-async function scan(): Promise<void> {
-  const target = gw.kernel.cradle.watchersRegistry.get('eth', 'sepolia')!;
-  for (;;) {
-    const report = await gw.kernel.cradle.watchersScanner.pass(target);
-    if (report.error) throw new Error(report.error);
-    if (report.ran) return;
-  }
-}
+const scan = () => scanOnce(gw, 'eth', 'sepolia');
 
 /** The `action` of the page's form that posts to `…/coin` (the coin pick), as written in the page. */
 function coinFormAction(page: string): string | undefined {

@@ -3,6 +3,7 @@ import jsQRModule from 'jsqr';
 import { chromium, type Browser, type BrowserContextOptions, type Page } from 'playwright-core';
 import { PNG } from 'pngjs';
 import type { TestKernel } from '@gw/kernel/testing';
+import { createSandboxInvoice } from '@gw/plugin-sandbox/testing';
 import { sandboxClient, startCheckoutKernel, type SandboxClient } from './helpers.js';
 import { CHROMIUM } from '@gw/testing';
 import { CHECKOUT_MESSAGES, SHELL_MESSAGES } from '@gw/plugin-checkout';
@@ -31,9 +32,7 @@ test.after.always(async () => {
 
 let seq = 0;
 async function invoice(body: Record<string, unknown> = {}): Promise<any> {
-  const res = await c.call('POST', '/invoices', { external_id: `browser-${++seq}`, coin: 'btc', amount_crypto: '0.0125', ...body });
-  if (res.status !== 201) throw new Error(`create failed: ${res.status} ${JSON.stringify(res.body)}`);
-  return res.body;
+  return createSandboxInvoice(c, { external_id: `browser-${++seq}`, coin: 'btc', amount_crypto: '0.0125', ...body });
 }
 const simulate = async (id: string, what: string, body?: unknown) => {
   const res = await c.call('POST', `/invoices/${id}/simulate-${what}`, body);

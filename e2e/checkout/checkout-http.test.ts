@@ -2,6 +2,7 @@ import test from 'ava';
 import { CLI_ACTOR, newId, sql, sqlQuery } from '@gw/kernel';
 import { signedFetch, waitFor, type TestKernel } from '@gw/kernel/testing';
 import { partnerUrl } from '@gw/plugin-invoices';
+import { createSandboxInvoice } from '@gw/plugin-sandbox/testing';
 import { eventReader, sandboxClient, startCheckoutKernel, type SandboxClient } from './helpers.js';
 import { CHECKOUT_MESSAGES, logoType, STALE_SECONDS, StreamLimiter } from '@gw/plugin-checkout';
 import { formatDecimal, LOCALES, type Locale } from '@gw/plugin-checkout/contract';
@@ -22,9 +23,7 @@ test.after.always(async () => {
 
 let seq = 0;
 async function invoice(c: SandboxClient, body: Record<string, unknown> = {}): Promise<any> {
-  const res = await c.call('POST', '/invoices', { external_id: `co-${++seq}`, coin: 'eth', amount_crypto: '1234.5', ...body });
-  if (res.status !== 201) throw new Error(`create failed: ${res.status} ${JSON.stringify(res.body)}`);
-  return res.body;
+  return createSandboxInvoice(c, { external_id: `co-${++seq}`, coin: 'eth', amount_crypto: '1234.5', ...body });
 }
 const page = (url: string, headers: Record<string, string> = {}) => fetch(url, { headers, redirect: 'manual' });
 

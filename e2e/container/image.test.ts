@@ -9,6 +9,7 @@ import { createTestDatabase, signedFetch, startTestKernel, type TestDatabase } f
 import { chains, plugins } from '@gw/app-gateway';
 import { baseEnv, projectWithPools, ROOT } from '@gw/testing';
 import { BUILDAH, DEBOOTSTRAP, baseImage, buildahEnv, imageExists, pnpmStoreDir, run } from './buildah.js';
+import { readEnvExample } from '../env-example.js';
 
 // The container image (deploy/container/Containerfile) built for real with Debian's buildah on a
 // Debian base made by debootstrap plus the project's own Node, then run with
@@ -24,15 +25,8 @@ const DOCKER_COMPOSE = '/usr/bin/docker-compose';
 const PYTHON3 = '/usr/bin/python3';
 const RATES = { ETH: '3000' };
 
-/** The example environment file as a key → value map (comments and blank lines dropped). */
-function exampleEnv(): Record<string, string> {
-  const env: Record<string, string> = {};
-  for (const line of readFileSync(join(CONTAINER_DIR, 'env.example'), 'utf8').split('\n')) {
-    const m = /^([A-Z][A-Za-z0-9_]*)=(.*)$/.exec(line.trim());
-    if (m) env[m[1]!] = m[2]!;
-  }
-  return env;
-}
+/** The example environment file as a key → value map. */
+const exampleEnv = (): Record<string, string> => readEnvExample(join(CONTAINER_DIR, 'env.example'));
 /** What compose.yaml interpolates or compose itself reads, not the gateway's configuration. */
 const COMPOSE_ONLY = ['COMPOSE_PROJECT_NAME', 'POSTGRES_PASSWORD'];
 

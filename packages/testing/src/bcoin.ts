@@ -38,6 +38,13 @@ export class Bcoin {
     readonly zmqUrl: string | undefined,
   ) {}
 
+  /** {@link start}, then blocks mined until its coinbase outputs are mature (100 blocks) and segwit is active (height 432 on bcoin's regtest). */
+  static async startMature(options: BcoinOptions = {}): Promise<Bcoin> {
+    const node = await Bcoin.start(options);
+    await node.mine(440);
+    return node;
+  }
+
   static async start(options: BcoinOptions = {}): Promise<Bcoin> {
     const [port, walletPort] = [await freePort(), await freePort()];
     const zmqUrl = options.zmq ? `tcp://127.0.0.1:${await freePort()}` : undefined;

@@ -162,6 +162,23 @@ function isBtcpayEvent(t: ExecutionContext, s: Shop, d: Delivery, invoiceId: str
   t.true(Number.isInteger(d.body['timestamp']) && Math.abs(d.body['timestamp'] - Date.now() / 1000) < 600, String(d.body['timestamp']));
 }
 
+/** The deliveries of `types` for the invoice, once each arrived: each a BTCPay event of the order, its signature accepted by BTCPay's PHP client. */
+async function receivedSigned<T extends string[]>(
+  t: ExecutionContext,
+  s: Shop,
+  invoiceId: string,
+  orderId: string,
+  ...types: T
+): Promise<{ [K in keyof T]: Delivery }> {
+  const deliveries: Delivery[] = [];
+  for (const type of types) deliveries.push(await received(s, invoiceId, type));
+  for (const d of deliveries) {
+    isBtcpayEvent(t, s, d, invoiceId, orderId);
+    t.true(await phpAccepts(d.raw, d.signature, s.secret));
+  }
+  return deliveries as { [K in keyof T]: Delivery };
+}
+
 test('a paid invoice: InvoiceCreated, InvoiceReceivedPayment, InvoiceProcessing, InvoicePaymentSettled, InvoiceSettled, signed with the webhook’s secret as BTCPay signs', async (t) => {
   const s = await shop(t);
   const id = await invoice(t, s, 'order-1');
@@ -172,12 +189,7 @@ test('a paid invoice: InvoiceCreated, InvoiceReceivedPayment, InvoiceProcessing,
 
   const coinInvoice = await pick(s, id, 'btc');
   await simulate(s, coinInvoice, 'detect');
-  const payment = await received(s, id, 'InvoiceReceivedPayment');
-  const processing = await received(s, id, 'InvoiceProcessing');
-  for (const d of [payment, processing]) {
-    isBtcpayEvent(t, s, d, id, 'order-1');
-    t.true(await phpAccepts(d.raw, d.signature, s.secret));
-  }
+  const [payment, processing] = await receivedSigned(t, s, id, 'order-1', 'InvoiceReceivedPayment', 'InvoiceProcessing');
   t.like(payment.body, { afterExpiration: false, paymentMethodId: 'BTC-CHAIN', payment: { status: 'Processing', fee: '0' } });
   t.regex(payment.body['payment'].id, /^[0-9a-f]{64}-\d+$/);
   const coin = await gw.kernel.cradle.invoicesService.get(s.storeId, coinInvoice);
@@ -186,12 +198,7 @@ test('a paid invoice: InvoiceCreated, InvoiceReceivedPayment, InvoiceProcessing,
   t.is(processing.body['overPaid'], false);
 
   await simulate(s, coinInvoice, 'paid');
-  const paymentSettled = await received(s, id, 'InvoicePaymentSettled');
-  const settled = await received(s, id, 'InvoiceSettled');
-  for (const d of [paymentSettled, settled]) {
-    isBtcpayEvent(t, s, d, id, 'order-1');
-    t.true(await phpAccepts(d.raw, d.signature, s.secret));
-  }
+  const [paymentSettled, settled] = await receivedSigned(t, s, id, 'order-1', 'InvoicePaymentSettled', 'InvoiceSettled');
   t.like(paymentSettled.body, { afterExpiration: false, paymentMethodId: 'BTC-CHAIN', payment: { id: payment.body['payment'].id, status: 'Settled' } });
   t.like(settled.body, { manuallyMarked: false, overPaid: false });
 

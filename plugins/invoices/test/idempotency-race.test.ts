@@ -11,6 +11,16 @@ test.after.always(async () => {
   await gw?.close();
 });
 
+/** `n` creates of 1 ADA submitted at once to the creator service (external ids `<prefix>-<i>`), every query seen by `capture` while they run. */
+async function createAtOnce(projectId: string, prefix: string, n: number, capture: (query: { sql: string }) => void) {
+  const { db, tenancyProjects, invoicesCreator } = gw.kernel.cradle;
+  const principal = (await tenancyProjects.principal(projectId))!;
+  db.on('query', capture);
+  return Promise.all(
+    Array.from({ length: n }, (_, i) => invoicesCreator.create(principal, { external_id: `${prefix}-${i}`, amount_crypto: '1', coin: 'ada' }, CLI_ACTOR)),
+  ).finally(() => db.off('query', capture));
+}
+
 test('N parallel identical creates: exactly one 201, the rest 200 with the same invoice, one address used', async (t) => {
   const operatorId = (await gw.kernel.cradle.tenancyOperators.create('race', CLI_ACTOR)).id;
   const p = await projectWithPools(gw, operatorId, ['eth']);
@@ -86,17 +96,10 @@ test('parallel creates of different invoices are batched: fresh addresses first,
   // on the service itself; with the pool saturated, shared addresses take the per-invoice path, so
   // inserts are not the measure.) Mutation checked: with the creator's batcher at maxBatch 1 (a
   // batch per invoice) this fails.
-  const principal = (await gw.kernel.cradle.tenancyProjects.principal(p.projectId))!;
   let batches = 0;
-  const capture = (query: { sql: string }) => {
+  const direct = await createAtOnce(p.projectId, 'direct', N, (query) => {
     if (query.sql.includes('kernel_rate_limit_counters')) batches++;
-  };
-  db.on('query', capture);
-  const direct = await Promise.all(
-    Array.from({ length: N }, (_, i) =>
-      gw.kernel.cradle.invoicesCreator.create(principal, { external_id: `direct-${i}`, amount_crypto: '1', coin: 'ada' }, CLI_ACTOR),
-    ),
-  ).finally(() => db.off('query', capture));
+  });
   t.true(direct.every((r) => r.created));
   // Usually exactly three; a loaded machine can let the first batch gather more, never fewer
   // batches than creates would mean no batching.
@@ -110,19 +113,13 @@ test.serial(
     const operatorId = (await gw.kernel.cradle.tenancyOperators.create('pipelined', CLI_ACTOR)).id;
     const p = await projectWithPools(gw, operatorId, ['ada']);
     const { db } = gw.kernel.cradle;
-    const principal = (await gw.kernel.cradle.tenancyProjects.principal(p.projectId))!;
     const shapes: string[] = [];
     const capture = (query: { sql: string }) => shapes.push(query.sql.replace(/\s+/g, ' ').trim().slice(0, 60));
     // As many as the pool has free rows: more would take the pool's one-by-one rules on purpose.
     const free = Number((await db('address_pool_addresses').where({ project_id: p.projectId, state: 'available' }).count('* as n'))[0]!.n);
     const N = Math.min(8, free);
     t.true(N >= 2, `a pool of ${free} free rows`);
-    db.on('query', capture);
-    const results = await Promise.all(
-      Array.from({ length: N }, (_, i) =>
-        gw.kernel.cradle.invoicesCreator.create(principal, { external_id: `piped-${i}`, amount_crypto: '1', coin: 'ada' }, CLI_ACTOR),
-      ),
-    ).finally(() => db.off('query', capture));
+    const results = await createAtOnce(p.projectId, 'piped', N, capture);
     t.true(results.every((r) => r.created));
     t.is(new Set(results.map((r) => r.invoice.address)).size, N, 'distinct addresses');
     // A batch that failed as a whole would have created them one by one, each under its own lock statement.

@@ -1,6 +1,6 @@
 import { watchersPlugin } from '@gw/plugin-watchers';
 import { treasuryPlugin } from '@gw/plugin-treasury';
-import { SANDBOX_PLUGINS, sandboxClient, startSandboxKernel, type SandboxClient } from '@gw/plugin-sandbox/testing';
+import { createSandboxInvoice, SANDBOX_PLUGINS, sandboxClient, startSandboxKernel, type SandboxClient } from '@gw/plugin-sandbox/testing';
 import type { ExecutionContext } from 'ava';
 import { signedFetch, waitFor, type TestKernel } from '@gw/kernel/testing';
 import type { Receiver, TestProject } from '@gw/testing';
@@ -8,6 +8,7 @@ import { verifyWebhook } from '@gw/webhook-verify';
 import { payoutsPlugin } from '../src/index.js';
 
 export { sandboxClient, type SandboxClient };
+export { approveAndBatch, type BatchSource } from './approve-and-batch.js';
 
 export const PAYOUTS_PLUGINS = [...SANDBOX_PLUGINS, watchersPlugin, treasuryPlugin, payoutsPlugin];
 
@@ -37,13 +38,12 @@ let seq = 0;
 /** A sandbox invoice of `amount` `coin` (or a USD amount, priced at the fixed rate), driven by the sandbox's simulations (`paid`, `overpaid`, ...). */
 export async function invoiceIn(c: SandboxClient, coin: string, amount: string | { amount_usd: number }, ...simulations: [string, unknown?][]): Promise<any> {
   const priced = typeof amount === 'string' ? { amount_crypto: amount } : amount;
-  const res = await c.call('POST', '/invoices', { external_id: `refund-order-${++seq}-${Date.now()}`, coin, ...priced });
-  if (res.status !== 201) throw new Error(`create failed: ${res.status} ${JSON.stringify(res.body)}`);
+  const created = await createSandboxInvoice(c, { external_id: `refund-order-${++seq}-${Date.now()}`, coin, ...priced });
   for (const [what, body] of simulations) {
-    const sim = await c.call('POST', `/invoices/${res.body.id}/simulate-${what}`, body ?? {});
+    const sim = await c.call('POST', `/invoices/${created.id}/simulate-${what}`, body ?? {});
     if (sim.status !== 200) throw new Error(`simulate-${what} failed: ${sim.status} ${JSON.stringify(sim.body)}`);
   }
-  return (await c.call('GET', `/invoices/${res.body.id}`)).body;
+  return (await c.call('GET', `/invoices/${created.id}`)).body;
 }
 
 /**

@@ -78,6 +78,13 @@ export async function sandboxClient(gw: TestKernel, receiver?: Receiver, operato
   };
 }
 
+/** Creates an invoice over the sandbox API: the invoice as answered (anything but 201 throws). */
+export async function createSandboxInvoice(c: SandboxClient, body: Record<string, unknown>): Promise<any> {
+  const res = await c.call('POST', '/invoices', body);
+  if (res.status !== 201) throw new Error(`create failed: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body;
+}
+
 /** `startSandboxKernel` with `config`, and a client of one sandbox project on it. */
 export async function startSandboxAccount(config: Record<string, unknown> = {}): Promise<{ gw: TestKernel; account: SandboxClient }> {
   const gw = await startSandboxKernel(config);

@@ -4,7 +4,7 @@ import { roomInRateWindow, signedFetch, waitFor, type TestKernel } from '@gw/ker
 import { verifyWebhook } from '@gw/webhook-verify';
 import { ALL_CHAINS, cliRunner, FIXED_RATES, pathnameSignedFetch } from '@gw/testing';
 import { synthesizedTxHash } from '../src/index.js';
-import { Receiver, SANDBOX_PLUGINS, sandboxClient, startSandboxKernel, type SandboxClient } from './helpers.js';
+import { Receiver, SANDBOX_PLUGINS, createSandboxInvoice, sandboxClient, startSandboxKernel, type SandboxClient } from './helpers.js';
 
 let gw: TestKernel;
 let receiver: Receiver;
@@ -19,9 +19,7 @@ test.after.always(async () => {
 
 let externalSeq = 0;
 async function invoice(c: SandboxClient, coin: CoinId = 'eth', body: Record<string, unknown> = {}): Promise<any> {
-  const res = await c.call('POST', '/invoices', { external_id: `order-${++externalSeq}`, coin, amount_crypto: '0.5', ...body });
-  if (res.status !== 201) throw new Error(`create failed: ${res.status} ${JSON.stringify(res.body)}`);
-  return res.body;
+  return createSandboxInvoice(c, { external_id: `order-${++externalSeq}`, coin, amount_crypto: '0.5', ...body });
 }
 const simulate = (c: SandboxClient, id: string, what: string, body?: unknown) => c.call('POST', `/invoices/${id}/simulate-${what}`, body);
 const get = async (c: SandboxClient, id: string) => (await c.call('GET', `/invoices/${id}`)).body;

@@ -7,7 +7,7 @@
 import test from 'ava';
 import { CLI_ACTOR } from '@gw/kernel';
 import type { TestKernel } from '@gw/kernel/testing';
-import { sandboxClient, startSandboxKernel, type SandboxClient } from './helpers.js';
+import { createSandboxInvoice, sandboxClient, startSandboxKernel, type SandboxClient } from './helpers.js';
 
 let gw: TestKernel;
 let c: SandboxClient;
@@ -22,9 +22,7 @@ test.after.always(async () => {
 
 let seq = 0;
 async function invoice(body: Record<string, unknown> = {}): Promise<any> {
-  const res = await c.call('POST', '/invoices', { external_id: `tolerance-${++seq}`, coin: 'eth', amount_crypto: '1', ...body });
-  if (res.status !== 201) throw new Error(`create failed: ${res.status} ${JSON.stringify(res.body)}`);
-  return res.body;
+  return createSandboxInvoice(c, { external_id: `tolerance-${++seq}`, coin: 'eth', amount_crypto: '1', ...body });
 }
 const simulate = (id: string, what: string, body?: unknown) => c.call('POST', `/invoices/${id}/simulate-${what}`, body);
 /** simulate-event of a settling event on a detected invoice: `amountUnits` replaces the detected payment, then confirms. */

@@ -11,6 +11,7 @@ import { signedFetch, startTestKernel, type TestKernel } from '@gw/kernel/testin
 import { checkoutPlugin } from '@gw/plugin-checkout';
 import { oauthPlugin } from '@gw/plugin-oauth';
 import { watchersPlugin } from '@gw/plugin-watchers';
+import { scanOnce } from '@gw/plugin-watchers/testing';
 import { WEBHOOK_PLUGINS } from '@gw/plugin-webhooks/testing';
 import { ALL_CHAINS, Bcoin, bcoinRegtestConfig, eventTypes, projectWithPools, stopAll, type TestProject } from '@gw/testing';
 import { PAYER_ACTOR, sessionsPlugin } from '../src/index.js';
@@ -20,9 +21,7 @@ let gw: TestKernel;
 let project: TestProject;
 
 test.before(async () => {
-  node = await Bcoin.start();
-  // Coinbase outputs mature after 100 blocks; segwit is active from height 432 on bcoin's regtest.
-  await node.mine(440);
+  node = await Bcoin.startMature();
   gw = await startTestKernel({
     plugins: [...WEBHOOK_PLUGINS, watchersPlugin, checkoutPlugin, oauthPlugin, sessionsPlugin],
     chains: ALL_CHAINS,
@@ -44,14 +43,7 @@ test.before(async () => {
 });
 test.after.always(() => stopAll(gw, node));
 
-async function scan(): Promise<void> {
-  const target = gw.kernel.cradle.watchersRegistry.get('btc', 'regtest')!;
-  for (;;) {
-    const report = await gw.kernel.cradle.watchersScanner.pass(target);
-    if (report.error) throw new Error(report.error);
-    if (report.ran) return;
-  }
-}
+const scan = () => scanOnce(gw, 'btc', 'regtest');
 
 const api = (method: string, path: string, body?: unknown) =>
   signedFetch(gw.url, `/api/v1${path}`, { ...project, method, ...(body === undefined ? {} : { body }) });

@@ -7,7 +7,7 @@
  * is the offline signer), imported, broadcast stage by stage and tracked on the node; the same
  * flows through the operator CLI and the MCP tools.
  */
-import test from 'ava';
+import test, { type ExecutionContext } from 'ava';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -96,6 +96,15 @@ function signFile(file: any, tamper?: (id: string, signed: string) => string): s
 }
 
 const trackUntilConfirmed = (planId: string) => trackUntil(gw, chain, api, planId);
+
+/** A gas top-up plan of `tok` to `destination`, its file signed and imported, its first stage broadcast: the plan as created and its file. */
+async function broadcastTopUp(t: ExecutionContext): Promise<{ plan: any; file: any }> {
+  const plan = (await api('POST', `${ACCOUNTS}/plans`, { chain: 'eth', network: 'anvil', coin: 'tok', destination, method: 'gas_top_up' })).body;
+  const file = (await api('GET', `${ACCOUNTS}/plans/${plan.id}/file`)).body;
+  t.is((await api('POST', `${ACCOUNTS}/plans/${plan.id}/signed`, { signed: signFile(file) })).body.status, 'signed');
+  t.like((await api('POST', `${ACCOUNTS}/plans/${plan.id}/broadcast`)).body, { status: 'broadcast', stage: 1 });
+  return { plan, file };
+}
 
 const sum = (values: readonly bigint[]) => values.reduce((a, b) => a + b, 0n);
 const TOK_AMOUNTS = Array.from({ length: 20 }, (_, i) => `${i + 1}.5`);
@@ -311,10 +320,7 @@ test.serial('the hot gas wallet refuses what is not a planned top-up or submissi
 
 test.serial('a transfer that fails on chain fails the plan: its later stages are never sent and its addresses are free again', async (t) => {
   await paidInvoices('tok', ['1', '2']);
-  const plan = (await api('POST', `${ACCOUNTS}/plans`, { chain: 'eth', network: 'anvil', coin: 'tok', destination, method: 'gas_top_up' })).body;
-  const file = (await api('GET', `${ACCOUNTS}/plans/${plan.id}/file`)).body;
-  t.is((await api('POST', `${ACCOUNTS}/plans/${plan.id}/signed`, { signed: signFile(file) })).body.status, 'signed');
-  t.like((await api('POST', `${ACCOUNTS}/plans/${plan.id}/broadcast`)).body, { status: 'broadcast', stage: 1 });
+  const { plan } = await broadcastTopUp(t);
   // While the top-ups confirm, the token stops working (its code replaced by one that always reverts).
   const code = await chain.anvil.rpc<string>('eth_getCode', [chain.contracts.erc20, 'latest']);
   await chain.anvil.rpc('anvil_setCode', [chain.contracts.erc20, '0x60006000fd']);
@@ -488,11 +494,8 @@ test.serial('one address is in one open plan whatever the coin; a plan needing t
 });
 
 test.serial('an account that moves on between stages fails the plan before the later stage: nothing is sent into the conflict', async (t) => {
-  const plan = (await api('POST', `${ACCOUNTS}/plans`, { chain: 'eth', network: 'anvil', coin: 'tok', destination, method: 'gas_top_up' })).body;
+  const { plan, file } = await broadcastTopUp(t);
   t.is(plan.method, 'gas_top_up', JSON.stringify(plan));
-  const file = (await api('GET', `${ACCOUNTS}/plans/${plan.id}/file`)).body;
-  t.is((await api('POST', `${ACCOUNTS}/plans/${plan.id}/signed`, { signed: signFile(file) })).body.status, 'signed');
-  t.like((await api('POST', `${ACCOUNTS}/plans/${plan.id}/broadcast`)).body, { status: 'broadcast', stage: 1 });
   await chain.anvil.mine(1);
   // The owner of the seed spends from a deposit address elsewhere, at the nonce of its planned transfer.
   const transfer = file.steps.find((s: any) => s.signer.kind === 'deposit');
@@ -633,10 +636,7 @@ test.serial('a signed file that is JSON but no object (null, an array, a number)
 
 test.serial('a sent transaction the chain never knows is sent again, then fails its plan after the limit, freeing its addresses', async (t) => {
   await paidInvoices('tok', ['1', '2']);
-  const plan = (await api('POST', `${ACCOUNTS}/plans`, { chain: 'eth', network: 'anvil', coin: 'tok', destination, method: 'gas_top_up' })).body;
-  const file = (await api('GET', `${ACCOUNTS}/plans/${plan.id}/file`)).body;
-  t.is((await api('POST', `${ACCOUNTS}/plans/${plan.id}/signed`, { signed: signFile(file) })).body.status, 'signed');
-  t.like((await api('POST', `${ACCOUNTS}/plans/${plan.id}/broadcast`)).body, { status: 'broadcast', stage: 1 });
+  const { plan } = await broadcastTopUp(t);
   // As if the provider had dropped it: the step's id is one the chain never saw.
   const db = gw.kernel.cradle.db;
   const [step] = await db('treasury_plan_steps').where({ plan_id: plan.id, status: 'broadcast' }).orderBy('id').limit(1);

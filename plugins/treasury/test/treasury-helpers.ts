@@ -13,8 +13,12 @@ import type { Knex } from 'knex';
 import { responseMismatches, signedFetch, startTestKernel, type TestKernel, waitFor } from '@gw/kernel/testing';
 import { ALL_CHAINS, Bcoin, bcoinRegtestConfig, FAST_RETRIES, MNEMONIC, projectWithPools, type TestProject } from '@gw/testing';
 import { watchersPlugin } from '@gw/plugin-watchers';
+import { scanOnce } from '@gw/plugin-watchers/testing';
 import { type PlanStatusChange, treasuryPlugin, TREASURY_PLAN_OBSERVERS } from '../src/index.js';
 import type { PlanView } from '../src/plan-view.js';
+
+/** The watchers' scan pass, as the treasury tests drive it. */
+export { scanOnce };
 
 export type Api = (method: 'GET' | 'POST', path: string, body?: unknown, bearer?: string) => Promise<{ status: number; body: any }>;
 
@@ -41,14 +45,6 @@ export async function treasuryOperator(gw: TestKernel, operator: string, chain: 
   return { operatorId, project, token };
 }
 
-/** A bcoin regtest node with mature coins and segwit active. */
-export async function startMatureBcoin(): Promise<Bcoin> {
-  const node = await Bcoin.start();
-  // Coinbase outputs mature after 100 blocks; segwit is active from height 432 on bcoin's regtest.
-  await node.mine(440);
-  return node;
-}
-
 /**
  * The configuration watching `node` as btc/regtest from its next block with the watchers and the
  * treasury (scans and the treasury's jobs driven by the test; a configured fee rate, since bcoin
@@ -67,14 +63,14 @@ export async function bcoinTreasuryConfig(node: Bcoin, options: { poolSize: numb
   };
 }
 
-/** {@link startMatureBcoin} and a gateway of `plugins` plus the watchers and the treasury, configured by {@link bcoinTreasuryConfig}. */
+/** {@link Bcoin.startMature} and a gateway of `plugins` plus the watchers and the treasury, configured by {@link bcoinTreasuryConfig}. */
 export async function startBcoinTreasury(options: {
   plugins: readonly AnyPlugin[];
   poolSize: number;
   feeRate: bigint;
   config?: Record<string, unknown>;
 }): Promise<{ node: Bcoin; gw: TestKernel }> {
-  const node = await startMatureBcoin();
+  const node = await Bcoin.startMature();
   const gw = await startTestKernel({
     plugins: [...options.plugins, watchersPlugin, treasuryPlugin],
     chains: ALL_CHAINS,
@@ -117,16 +113,6 @@ export function payoutObserverProbe(onStatus: (trx: Knex.Transaction, change: Pl
       ),
     ],
   });
-}
-
-/** One scan pass of a network's watcher (another pass holding the lock: again; a failed pass throws). */
-export async function scanOnce(gw: TestKernel, chain: string, network: string): Promise<void> {
-  const target = gw.kernel.cradle.watchersRegistry.get(chain, network)!;
-  for (;;) {
-    const report = await gw.kernel.cradle.watchersScanner.pass(target);
-    if (report.error) throw new Error(report.error);
-    if (report.ran) return;
-  }
 }
 
 /** An invoice of `units` (8 decimals) created over the signed API and paid from `send`, into the mempool. */

@@ -20,9 +20,7 @@ let receiver: Receiver;
 let project: TestProject;
 
 test.before(async () => {
-  node = await Bcoin.start();
-  // Coinbase outputs mature after 100 blocks; segwit is active from height 432 on bcoin's regtest.
-  await node.mine(440);
+  node = await Bcoin.startMature();
   receiver = await Receiver.start();
   ({ gw, project } = await startRegtestGateway({
     chain: 'btc',

@@ -23,9 +23,7 @@ const key = adapter.parseAccountKey(wallet.accountKeyWithOrigin, 'testnet');
 const regtest = btcChain.definition.networks.testnets.find((n) => n.id === 'regtest')!;
 
 test.before(async () => {
-  node = await Bcoin.start({ replaceByFee: true });
-  // Coinbase outputs mature after 100 blocks; segwit is active from height 432 on bcoin's regtest.
-  await node.mine(440);
+  node = await Bcoin.startMature({ replaceByFee: true });
   const providers = new ProviderPool({
     chain: 'btc',
     network: 'regtest',

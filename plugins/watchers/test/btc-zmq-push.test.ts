@@ -27,12 +27,8 @@ interface Setup {
   project: TestProject;
 }
 
-/** A node with mature coins and segwit active (height 432 on bcoin's regtest). */
-async function fundedNode(): Promise<Bcoin> {
-  const node = await Bcoin.start({ zmq: true });
-  await node.mine(440);
-  return node;
-}
+/** A node with mature coins and segwit active, publishing ZMQ notifications. */
+const fundedNode = (): Promise<Bcoin> => Bcoin.startMature({ zmq: true });
 
 async function setup(node: Bcoin, zmqUrl: string, scanIntervalSeconds: number): Promise<Setup> {
   const receiver = await Receiver.start();

@@ -115,6 +115,10 @@ test.before(async () => {
 });
 test.after.always(() => gw?.close());
 
+/** A pool of `endpoints` for btc on `network` (5 s timeout) that spends the kernel's request budget of that network. */
+const budgetedPool = (endpoints: ProviderEndpoint[], network = 'bitcoin') =>
+  new ProviderPool({ chain: 'btc', network, endpoints, timeoutMs: 5000, budget: gw.kernel.cradle.watchersBudget.forNetwork('btc', network) });
+
 const usageOf = async (kernel: TestKernel, provider: string): Promise<ProviderUsage | undefined> =>
   (await kernel.kernel.cradle.watchersProviderUsage.list()).find((u) => u.provider === provider);
 const gaugeOf = async (kernel: TestKernel, name: string, provider: string): Promise<number | undefined> => {
@@ -286,13 +290,7 @@ test.serial('the day cap rests a provider until 00:00 UTC, and it is asked again
   t.teardown(() => a.close());
   // Documented at 6 requests a day: publicLimitShare (0.5) of it is 3.
   const A: ProviderEndpoint = { name: 'esplora-daily', url: a.url, operator: 'daily', origin: 'public', limit: { requestsPerSecond: 50, requestsPerDay: 6 } };
-  const pool = new ProviderPool({
-    chain: 'btc',
-    network: 'bitcoin',
-    endpoints: [A],
-    timeoutMs: 5000,
-    budget: gw.kernel.cradle.watchersBudget.forNetwork('btc', 'bitcoin'),
-  });
+  const pool = budgetedPool([A]);
   const watcher = watcherOf(pool);
   for (let i = 0; i < 3; i++) t.deepEqual(await watcher.head(), { height: 698767 });
   const refused = await t.throwsAsync(watcher.head(), { instanceOf: ProviderError });
@@ -327,13 +325,7 @@ test.serial('a request whose turn is further off than the pool waits is not sent
   // Documented at one request in 10 s: a public provider is then asked once in 20 s, beyond the 10 s a request may wait.
   const S: ProviderEndpoint = { name: 'esplora-slow', url: slow.url, operator: 'slow', origin: 'public', limit: { requestsPerSecond: 0.1 } };
   const O: ProviderEndpoint = { name: 'esplora-other', url: other.url, operator: 'other', origin: 'public', limit: { requestsPerSecond: 10 } };
-  const pool = new ProviderPool({
-    chain: 'btc',
-    network: 'bitcoin',
-    endpoints: [S, O],
-    timeoutMs: 5000,
-    budget: gw.kernel.cradle.watchersBudget.forNetwork('btc', 'bitcoin'),
-  });
+  const pool = budgetedPool([S, O]);
   const alone = pool.single(S);
   t.deepEqual(await watcherOf(alone).head(), { height: 698767 });
   const refused = await t.throwsAsync(watcherOf(alone).head(), { instanceOf: ProviderError });
@@ -355,10 +347,8 @@ test.serial(
     const M: ProviderEndpoint = { name: 'shared-host', url: host.url, operator: 'host-co', origin: 'public', limit };
     const S: ProviderEndpoint = { name: 'shared-host', url: `${host.url}/signet`, operator: 'host-co', origin: 'public', limit };
     const O: ProviderEndpoint = { name: 'other-host', url: other.url, operator: 'other-co', origin: 'public', limit };
-    const poolOf = (network: string, endpoint: ProviderEndpoint) =>
-      new ProviderPool({ chain: 'btc', network, endpoints: [endpoint], timeoutMs: 5000, budget: gw.kernel.cradle.watchersBudget.forNetwork('btc', network) });
-    const mainnet = watcherOf(poolOf('bitcoin', M));
-    const signet = watcherOf(poolOf('signet', S));
+    const mainnet = watcherOf(budgetedPool([M]));
+    const signet = watcherOf(budgetedPool([S], 'signet'));
 
     // Two callers on each network: the host receives them at one pace, as one client would send them.
     const load = await hammer(host, 24, 4, (loop) => (loop % 2 === 0 ? mainnet : signet).head());
@@ -382,7 +372,7 @@ test.serial(
     t.is((await gw.kernel.cradle.db('watchers_provider_budgets').where({ scope })).length, 1, 'one budget row for the host');
 
     // Another host has a budget of its own.
-    t.deepEqual(await watcherOf(poolOf('bitcoin', O)).head(), { height: 698767 });
+    t.deepEqual(await watcherOf(budgetedPool([O])).head(), { height: 698767 });
     t.is((await rowOf(gw, 'other-host')).scope, new URL(other.url).host);
 
     // A 429 met on mainnet rests the host for signet too.
@@ -408,13 +398,7 @@ test.serial('a request of N calls takes N turns: counted N, the next request wai
     origin: 'configured',
     limit: { requestsPerSecond: 4, requestsPerDay: 30 },
   };
-  const pool = new ProviderPool({
-    chain: 'btc',
-    network: 'bitcoin',
-    endpoints: [A],
-    timeoutMs: 5000,
-    budget: gw.kernel.cradle.watchersBudget.forNetwork('btc', 'bitcoin'),
-  });
+  const pool = budgetedPool([A]);
   const tip = (calls: number) => pool.run('head', (http) => http.text('GET', '/blocks/tip/height', { calls }));
 
   t.is(await tip(8), '698767');

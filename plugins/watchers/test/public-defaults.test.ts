@@ -14,10 +14,10 @@ import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import test from 'ava';
+import test, { type ExecutionContext } from 'ava';
 import { pino } from 'pino';
 import { CLI_ACTOR, createChainRegistry, operatorOf, type ChainModule, type ChainRegistryOptions, type PublicProvider } from '@gw/kernel';
-import { startTestKernel, waitFor, type TestKernel } from '@gw/kernel/testing';
+import { startTestKernel, waitFor, type TestKernel, type TestKernelOptions } from '@gw/kernel/testing';
 import { btcChain } from '@gw/chain-btc';
 import { ethChain } from '@gw/chain-eth';
 import { WEBHOOK_PLUGINS } from '@gw/plugin-webhooks/testing';
@@ -46,6 +46,34 @@ test.before(async () => {
 test.after.always(async () => {
   await gw?.close();
 });
+
+/** `chain` as shipped but for the networks `networks` names. */
+const withNetworks = (chain: ChainModule, networks: Partial<ChainModule['definition']['networks']>): ChainModule => ({
+  ...chain,
+  definition: { ...chain.definition, networks: { ...chain.definition.networks, ...networks } },
+});
+
+/** A kernel of its own (closed at the test's end) watching the `enabled` chains through their public providers, `local` in place of the shipped chain of its id; rates fixed. */
+async function publicProvidersKernel(
+  t: ExecutionContext,
+  enabled: string[],
+  role: NonNullable<TestKernelOptions['role']>,
+  local?: ChainModule,
+): Promise<TestKernel> {
+  const kernel = await startTestKernel({
+    plugins: [...WEBHOOK_PLUGINS, watchersPlugin],
+    chains: local ? [local, ...ALL_CHAINS.filter((c) => c.definition.id !== local.definition.id)] : ALL_CHAINS,
+    role,
+    config: {
+      'chains.enabled': enabled,
+      'plugins.watchers.publicProviders': true,
+      'plugins.rates.providers': ['fixed'],
+      'plugins.rates.fixed': FIXED_RATES,
+    },
+  });
+  t.teardown(() => kernel.close());
+  return kernel;
+}
 
 /** A registry of `watchers` (over the kernel's own watcher config: public providers on) on the build's chains as `chains` says. */
 function registry(
@@ -310,28 +338,10 @@ test('a default network asks its providers nothing until a pool address waits th
     operator,
     url: `${url}/api`,
   });
-  const localBtc: ChainModule = {
-    ...btcChain,
-    definition: {
-      ...btcChain.definition,
-      networks: {
-        ...btcChain.definition.networks,
-        mainnet: { ...mainnet, publicProviders: [local('mempool.space', 'mempool-space', a.url), local('blockstream.info', 'blockstream', b.url)] },
-      },
-    },
-  };
-  const kernel = await startTestKernel({
-    plugins: [...WEBHOOK_PLUGINS, watchersPlugin],
-    chains: [localBtc, ...ALL_CHAINS.filter((c) => c.definition.id !== 'btc')],
-    role: 'cli',
-    config: {
-      'chains.enabled': ['btc'],
-      'plugins.watchers.publicProviders': true,
-      'plugins.rates.providers': ['fixed'],
-      'plugins.rates.fixed': FIXED_RATES,
-    },
+  const localBtc = withNetworks(btcChain, {
+    mainnet: { ...mainnet, publicProviders: [local('mempool.space', 'mempool-space', a.url), local('blockstream.info', 'blockstream', b.url)] },
   });
-  t.teardown(() => kernel.close());
+  const kernel = await publicProvidersKernel(t, ['btc'], 'cli', localBtc);
   const { watchersRegistry, watchersScanner, tenancyOperators, tenancyProjects, invoicesService, db } = kernel.kernel.cradle;
   const target = watchersRegistry.get('btc', 'bitcoin')!;
   t.like(target, { origin: 'public', quorum: 2, idleUntilUsed: true });
@@ -376,18 +386,7 @@ test('an idle default network is looked at once a minute, not every scan interva
 });
 
 test.serial("a started instance's idle loops queue their next look a minute on", async (t) => {
-  const kernel = await startTestKernel({
-    plugins: [...WEBHOOK_PLUGINS, watchersPlugin],
-    chains: ALL_CHAINS,
-    role: 'all',
-    config: {
-      'chains.enabled': ['btc', 'bsc', 'tron'],
-      'plugins.watchers.publicProviders': true,
-      'plugins.rates.providers': ['fixed'],
-      'plugins.rates.fixed': FIXED_RATES,
-    },
-  });
-  t.teardown(() => kernel.close());
+  const kernel = await publicProvidersKernel(t, ['btc', 'bsc', 'tron'], 'all');
   const { db, watchersRegistry } = kernel.kernel.cradle;
   const networks = watchersRegistry.list().map((target) => `${target.adapter.definition.id}:${target.network}`);
   t.deepEqual(networks, ['btc:bitcoin', 'btc:signet', 'tron:tron', 'tron:shasta', 'bsc:bsc', 'bsc:bsc-testnet']);
@@ -409,28 +408,10 @@ test.serial('the first pass of a network that idled reads back over the blocks m
   t.teardown(() => anvil.stop());
   // Ethereum as shipped but for where Sepolia's public providers are: both are the local node.
   const [sepolia] = ethChain.definition.networks.testnets;
-  const localEth: ChainModule = {
-    ...ethChain,
-    definition: {
-      ...ethChain.definition,
-      networks: {
-        ...ethChain.definition.networks,
-        testnets: [{ ...sepolia!, publicProviders: sepolia!.publicProviders!.map((p) => ({ ...p, url: anvil.url })) }],
-      },
-    },
-  };
-  const kernel = await startTestKernel({
-    plugins: [...WEBHOOK_PLUGINS, watchersPlugin],
-    chains: [localEth, ...ALL_CHAINS.filter((c) => c.definition.id !== 'eth')],
-    role: 'cli',
-    config: {
-      'chains.enabled': ['eth'],
-      'plugins.watchers.publicProviders': true,
-      'plugins.rates.providers': ['fixed'],
-      'plugins.rates.fixed': FIXED_RATES,
-    },
+  const localEth = withNetworks(ethChain, {
+    testnets: [{ ...sepolia!, publicProviders: sepolia!.publicProviders!.map((p) => ({ ...p, url: anvil.url })) }],
   });
-  t.teardown(() => kernel.close());
+  const kernel = await publicProvidersKernel(t, ['eth'], 'cli', localEth);
   const { watchersRegistry, watchersScanner, tenancyOperators, tenancyProjects, invoicesService, db } = kernel.kernel.cradle;
   const target = watchersRegistry.get('eth', 'sepolia')!;
   t.like(target, { origin: 'public', idleUntilUsed: true });

@@ -120,6 +120,13 @@ const due = ({ gw }: Setup) =>
     .db('watchers_disagreements')
     .where({ status: 'open' })
     .update({ next_check_at: gw.kernel.cradle.db.raw('now()') });
+/** The disagreements' backoff has passed, then one pass ran. */
+async function passWhenDue(s: Setup) {
+  await due(s);
+  return pass(s);
+}
+/** The providers marked so far, in the order they were. */
+const markedProviders = async ({ gw }: Setup) => (await gw.kernel.cradle.watchersDisagreements.marks()).map((m) => m.provider);
 const codeOf = async (promise: Promise<unknown>) => {
   try {
     await promise;
@@ -207,8 +214,7 @@ test.serial(
     // Asked again once the backoff has passed (before it, the next pass leaves the disagreement alone): the same answers mark the liar.
     await pass(s);
     t.deepEqual(await desk.marks(), [], 'not re-checked before the backoff');
-    await due(s);
-    await pass(s);
+    await passWhenDue(s);
     const [mark] = await desk.marks();
     t.like(mark, { chain: 'btc', network: 'testnet', provider: 'liar', disagreementId: open!.id });
     t.regex(mark!.reason, /which honest do not have/);
@@ -227,8 +233,7 @@ test.serial(
     // Passed over: the next passes ask the honest provider, and the liar not at all; the invoice still waits.
     const liarAsked = liar.asked().length;
     await pass(s);
-    await due(s);
-    await pass(s);
+    await passWhenDue(s);
     t.is(liar.asked().length, liarAsked, 'the marked liar is asked nothing');
     t.true(honest.asked('/blocks/tip/height').length >= 2);
     t.like(await get(s, target.id), { status: 'detected', confirmations: 0 });
@@ -350,12 +355,8 @@ test.serial(
     t.like(open, { kind: 'contradiction', reportedBy: ['honest'], deniedBy: ['denier'], status: 'open', invoiceId: inv.id });
     t.deepEqual(await desk.marks(), []);
     // Safety over liveness: with two providers, the same answers after the backoff mark the one that reports; a denier can delay a payment, never credit one.
-    await due(s);
-    await pass(s);
-    t.deepEqual(
-      (await desk.marks()).map((m) => m.provider),
-      ['honest'],
-    );
+    await passWhenDue(s);
+    t.deepEqual(await markedProviders(s), ['honest']);
     t.is(await codeOf(desk.decide(open!.id, 'accept', CLI_ACTOR, 'checked on my own node')), 'disagreement_not_ripe');
     await ripen(s, open!.id);
     const accepted = await desk.decide(open!.id, 'accept', CLI_ACTOR, 'checked on my own node');
@@ -394,8 +395,7 @@ test.serial('agreement arriving later resolves a disagreement: a third provider 
   late.tip = HEIGHT;
   await pass(s);
   t.like(await get(s, inv.id), { status: 'detected' }, 'asked again only after the backoff');
-  await due(s);
-  await pass(s);
+  await passWhenDue(s);
   t.like(await desk.get(open!.id), { status: 'resolved', reportedBy: ['honest', 'late'], deniedBy: ['denier'], lagging: [] });
   t.like(await get(s, inv.id), { status: 'paid', confirmations: 1 });
   t.like(await transferOf(s, inv.id), { attestation: 'quorum', attested_by: ['honest', 'late'] });
@@ -418,8 +418,7 @@ test.serial(
     const [open] = await desk.list();
     t.like(open, { kind: 'contradiction', reportedBy: ['first', 'second'], deniedBy: ['denier'], lagging: [], status: 'open' });
     for (let round = 0; round < 3; round++) {
-      await due(s);
-      await pass(s);
+      await passWhenDue(s);
     }
     t.like(await desk.get(open!.id), { status: 'open', reportedBy: ['first', 'second'], deniedBy: ['denier'] });
     t.deepEqual(await desk.marks(), [], 'fewer denying operators than reporting ones: nobody is marked');
@@ -498,31 +497,23 @@ test.serial(
     // Now forger also denies the real payment (its output 0 pays another address), and late has caught up.
     forger.page = rewrittenPage(pageWithOutputTo(1, target.address), 0, OTHER);
     late.tip = HEIGHT;
-    await due(s);
-    await pass(s);
+    await passWhenDue(s);
     const realOne = (await desk.list()).find((d) => d.outputIndex === 0)!;
     t.like(realOne, { kind: 'contradiction', invoiceId: real.id, reportedBy: ['honest', 'late'], deniedBy: ['forger'] });
     t.deepEqual(await desk.marks(), []);
-    await due(s);
-    await pass(s);
+    await passWhenDue(s);
     t.deepEqual(
-      (await desk.marks()).map((m) => m.provider),
+      await markedProviders(s),
       ['forger'],
       'the same answers twice: the one who alone reports the invented transfer against two deniers is marked; one denier against two reporters marks nobody',
     );
 
     // forger is marked: not asked, and what it denied before decides nothing.
     const forgerAsked = forger.asked().length;
-    await due(s);
-    await pass(s);
-    await due(s);
-    await pass(s);
+    await passWhenDue(s);
+    await passWhenDue(s);
     t.is(forger.asked().length, forgerAsked);
-    t.deepEqual(
-      (await desk.marks()).map((m) => m.provider),
-      ['forger'],
-      'honest and late, reporting the real payment, are not marked on the word of a marked provider',
-    );
+    t.deepEqual(await markedProviders(s), ['forger'], 'honest and late, reporting the real payment, are not marked on the word of a marked provider');
     t.like(
       await desk.get(realOne.id),
       { status: 'open', reportedBy: ['honest', 'late'], deniedBy: ['forger'] },

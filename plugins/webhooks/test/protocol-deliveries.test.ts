@@ -65,9 +65,9 @@ test.before(async () => {
 });
 test.after.always(() => stopAll(gw, receiver));
 
-/** Writes one protocol delivery for subscription `ref` to `path`; returns its id. */
-async function enqueue(ref: string, path: string, body: Record<string, unknown> = {}, id = newId(), signer = SIGNER): Promise<string> {
-  const written = await gw.kernel.cradle.db.transaction((trx) =>
+/** Writes one protocol delivery `id` for subscription `ref` to `path` with the body text `body`: the ids written (none for an id written before). */
+const write = (ref: string, path: string, id: string, body: string, signer = SIGNER) =>
+  gw.kernel.cradle.db.transaction((trx) =>
     gw.kernel.cradle.webhooksProtocolDeliveries.enqueue(trx, [
       {
         id,
@@ -75,13 +75,17 @@ async function enqueue(ref: string, path: string, body: Record<string, unknown> 
         mode: 'testnet',
         invoiceId: null,
         eventType: 'ProbeHappened',
-        body: JSON.stringify({ delivery: id, ...body }),
+        body,
         targetUrl: `${receiver.url}${path}`,
         signer,
         signerRef: ref,
       },
     ]),
   );
+
+/** Writes one protocol delivery for subscription `ref` to `path`; returns its id. */
+async function enqueue(ref: string, path: string, body: Record<string, unknown> = {}, id = newId(), signer = SIGNER): Promise<string> {
+  const written = await write(ref, path, id, JSON.stringify({ delivery: id, ...body }), signer);
   return written[0] ?? id;
 }
 
@@ -127,21 +131,7 @@ test('the same delivery id written twice is one delivery', async (t) => {
   subscriptions.set('sub-twice', { secret: 'x', retry: true });
   const id = newId();
   await enqueue('sub-twice', '/twice', {}, id);
-  const again = await gw.kernel.cradle.db.transaction((trx) =>
-    gw.kernel.cradle.webhooksProtocolDeliveries.enqueue(trx, [
-      {
-        id,
-        projectId: project.projectId,
-        mode: 'testnet',
-        invoiceId: null,
-        eventType: 'ProbeHappened',
-        body: '{}',
-        targetUrl: `${receiver.url}/twice`,
-        signer: SIGNER,
-        signerRef: 'sub-twice',
-      },
-    ]),
-  );
+  const again = await write('sub-twice', '/twice', id, '{}');
   t.deepEqual(again, []);
   await settled(id, 'delivered');
   t.is(received('/twice').length, 1);

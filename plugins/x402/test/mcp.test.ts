@@ -62,6 +62,17 @@ async function call(client: Client, name: string, args: Record<string, unknown>,
 
 const errorCode = (result: ToolResult) => (result.isError ? (result.structuredContent as { error_code?: string }).error_code : undefined);
 
+/** A checkout session of 2 USD payable in tok or usdc (tok first, which x402 cannot pay), created with the CLI: it and its project's principal. */
+async function sessionOfTwoCoins() {
+  const principal = await h.principal();
+  const { session } = await h.gw.kernel.cradle.sessionsCheckout.create(
+    { id: principal.id, kind: principal.kind },
+    { price_currency: 'USD', price_amount: '2', allowed_coins: ['tok', 'usdc'] },
+    CLI_ACTOR,
+  );
+  return { principal, session };
+}
+
 /** The arguments of a call of the paid tool: an invoice of the harness's project. */
 const createArgs = (externalId: string) => ({ project_id: h.project.projectId, external_id: externalId, coin: 'usdc', amount_crypto: '3' });
 
@@ -110,12 +121,7 @@ test.serial('get_x402_requirements: an invoice’s requirements and its payer UR
 
 test.serial('get_x402_requirements: a checkout session’s, its coin picked as the payer’s page picks it', async (t) => {
   const client = await agent(h.gw);
-  const principal = await h.principal();
-  const { session } = await h.gw.kernel.cradle.sessionsCheckout.create(
-    { id: principal.id, kind: principal.kind },
-    { price_currency: 'USD', price_amount: '2', allowed_coins: ['tok', 'usdc'] },
-    CLI_ACTOR,
-  );
+  const { principal, session } = await sessionOfTwoCoins();
   const args = { project_id: h.project.projectId, session_id: session.id };
   t.is(errorCode(await call(client, 'get_x402_requirements', { ...args, coin: 'tok' })), 'x402_coin_unsupported');
   t.is((await h.gw.kernel.cradle.sessionsCheckout.get(principal.id, session.id)).invoice_id, null, 'nothing picked for a coin x402 cannot pay');
@@ -145,12 +151,7 @@ test.serial('get_x402_requirements: a checkout session’s, its coin picked as t
 
 test.serial('get_x402_requirements: a session whose payer picked a coin x402 cannot pay is x402_coin_unsupported, and its coin stays', async (t) => {
   const client = await agent(h.gw);
-  const principal = await h.principal();
-  const { session } = await h.gw.kernel.cradle.sessionsCheckout.create(
-    { id: principal.id, kind: principal.kind },
-    { price_currency: 'USD', price_amount: '2', allowed_coins: ['tok', 'usdc'] },
-    CLI_ACTOR,
-  );
+  const { principal, session } = await sessionOfTwoCoins();
   await h.gw.kernel.cradle.sessionsCheckout.pick(new URL(session.url).pathname.split('/').pop()!, 'tok', CLI_ACTOR);
   const picked = await h.gw.kernel.cradle.sessionsCheckout.get(principal.id, session.id);
   const args = { project_id: h.project.projectId, session_id: session.id };

@@ -98,6 +98,16 @@ const rowsOf = async (invoiceId: string) =>
   (await settlements().list({ projectId: h.project.projectId, limit: 1000 })).filter((r) => r.invoice_id === invoiceId);
 const settleRequests = () => seen.filter((s) => s.path === '/facilitator/settle').length;
 
+/** A new invoice of `amount` USDC: its x402 requirements, a payer's payload signed for them, and the settlement's context. */
+async function signedForInvoice(amount: string) {
+  const invoice = await h.invoice(amount);
+  const required = await gw.payments.requirementsFor(invoice, resourceOf(`${h.gw.url}/checkout/x`, `Invoice ${invoice.id}`));
+  const requirements = required!.accepts[0]!;
+  const payer = await h.payer(USDC);
+  const payload = await signPayment(payer, requirements);
+  return { invoice, requirements, payer, payload, context: { projectId: h.project.projectId, invoiceId: invoice.id, source: 'invoice' as const } };
+}
+
 test.serial('the external facilitator settles the verified payment with its own gas; the row says facilitator and settled', async (t) => {
   const invoice = await h.invoice('1.5');
   const payer = await h.payer(2n * USDC);
@@ -125,14 +135,10 @@ test.serial('the external facilitator settles the verified payment with its own 
 });
 
 test.serial('through x402Payments.settle: the gateway verifies, asks the facilitator /verify, then /settle; the payment lands', async (t) => {
-  const invoice = await h.invoice('0.35');
-  const required = await gw.payments.requirementsFor(invoice, resourceOf(`${h.gw.url}/checkout/x`, `Invoice ${invoice.id}`));
-  const requirements = required!.accepts[0]!;
-  const payer = await h.payer(USDC);
-  const payload = await signPayment(payer, requirements);
+  const { invoice, requirements, payer, payload, context } = await signedForInvoice('0.35');
   const asked = seen.length;
 
-  const settled = await gw.payments.settle(payload, requirements, { projectId: h.project.projectId, invoiceId: invoice.id, source: 'invoice' });
+  const settled = await gw.payments.settle(payload, requirements, context);
 
   t.like(settled, { success: true, payer: payer.address, network: ANVIL_CAIP });
   t.deepEqual(
@@ -144,14 +150,10 @@ test.serial('through x402Payments.settle: the gateway verifies, asks the facilit
 });
 
 test.serial('verification, then settleVerified (a payer URL, a paid tool): the facilitator is asked /verify once and /settle once', async (t) => {
-  const invoice = await h.invoice('0.55');
-  const required = await gw.payments.requirementsFor(invoice, resourceOf(`${h.gw.url}/checkout/x`, `Invoice ${invoice.id}`));
-  const requirements = required!.accepts[0]!;
-  const payer = await h.payer(USDC);
-  const payload = await signPayment(payer, requirements);
+  const { invoice, requirements, payer, payload, context } = await signedForInvoice('0.55');
   const asked = seen.length;
 
-  const verified = await gw.payments.verification(payload, requirements, { projectId: h.project.projectId, invoiceId: invoice.id, source: 'invoice' });
+  const verified = await gw.payments.verification(payload, requirements, context);
   t.deepEqual(verified.response, { isValid: true, payer: payer.address });
   const settled = await gw.payments.settleVerified(verified.payment!);
 
@@ -164,7 +166,7 @@ test.serial('verification, then settleVerified (a payer URL, a paid tool): the f
 
   // Verified again, it is refused (a replay, or nothing due once the watchers saw it): nothing to settle, the facilitator not asked.
   const again = seen.length;
-  const refused = await gw.payments.verification(payload, requirements, { projectId: h.project.projectId, invoiceId: invoice.id, source: 'invoice' });
+  const refused = await gw.payments.verification(payload, requirements, context);
   t.is(refused.response.isValid, false);
   t.true([X402_REASONS.nonceUsed, X402_REASONS.requirements].includes(refused.response.invalidReason as never), refused.response.invalidReason);
   t.is(seen.length, again);

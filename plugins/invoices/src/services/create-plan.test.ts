@@ -29,6 +29,10 @@ const testnet: ProjectPrincipal = {
 const actor = { actor: 'test', channel: 'cli' } as const;
 const quote = (rate: string) => async (): Promise<RateQuote> =>
   ({ coin: 'eth' as CoinId, pair: 'ETH/USD', rate, source: 'fixed', fetchedAt: new Date(0) }) as unknown as RateQuote;
+/** A rate source that has no rate for anything. */
+const rateless = async (): Promise<RateQuote> => {
+  throw new Error('no rate');
+};
 /** A fiat quote at `rate` USD per unit of whatever currency is asked. */
 const fiat =
   (rate: string) =>
@@ -96,14 +100,7 @@ test('prepare: a token without a contract on the network is refused; USD convert
   // 10 / 3 ETH = 3.333... ETH: rounded up to ETH's payment precision (8 decimals), the payer never
   // pays less than the USD amount and is asked for 3.33333334 ETH, not 3.333333333333333334.
   t.is((usd as Extract<Prepared, { chainEnabled: true }>).units, 3_333_333_340_000_000_000n);
-  const failing = await prepareCreate(
-    chains,
-    request({ coin: 'eth', amount_usd: 10 }),
-    async () => {
-      throw new Error('no rate');
-    },
-    fiat('1.08'),
-  );
+  const failing = await prepareCreate(chains, request({ coin: 'eth', amount_usd: 10 }), rateless, fiat('1.08'));
   t.true(failing.chainEnabled && failing.quoteError instanceof Error, 'a rate failure is kept for decide, not thrown');
 });
 
@@ -131,14 +128,7 @@ test('decide: coin, rate and amount checks in order; parameters from the policy;
     'the chain default without an override',
   );
   const walletError = new Error('wallet_not_bound');
-  const noRate = await prepareCreate(
-    chains,
-    request({ coin: 'eth', amount_usd: 5 }),
-    async () => {
-      throw new Error('no rate');
-    },
-    fiat('1.08'),
-  );
+  const noRate = await prepareCreate(chains, request({ coin: 'eth', amount_usd: 5 }), rateless, fiat('1.08'));
   t.throws(() => decideCreate(item, noRate, policy(), walletError), { is: walletError }, 'a project without a wallet hears about the wallet first');
 });
 
