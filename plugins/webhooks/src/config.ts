@@ -37,7 +37,7 @@ export const WebhooksConfigSchema = configSlice({
         'Record the status code, error text and latency of attempts at private, loopback and link-local addresses. Off: such an attempt shows only delivered or failed, so the delivery log cannot map internal services. Default: true only when env is development explicitly.',
     }),
   ),
-  batchSize: Type.Integer({ minimum: 1, maximum: 1000, default: 500, description: 'Due events one fetch loop claims at once (delivered concurrently).' }),
+  batchSize: Type.Integer({ minimum: 1, maximum: 1000, default: 1000, description: 'Due events one fetch loop claims at once (delivered concurrently).' }),
   workers: Type.Integer({
     minimum: 1,
     maximum: 32,
