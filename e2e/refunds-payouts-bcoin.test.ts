@@ -22,7 +22,8 @@ import { signedFetch, startTestKernel, waitFor, type TestKernel } from '@gw/kern
 import { MailSink } from '@gw/plugin-oauth/testing';
 import { Bcoin, CHROMIUM, cliRunner, projectWithPools, Receiver, type TestProject, stopAll } from '@gw/testing';
 import { verifyWebhook } from '@gw/webhook-verify';
-import { bcoinTreasuryConfig, scanOnce, signOffline, treasuryApi } from '@gw/plugin-treasury/testing';
+import { bcoinTreasuryConfig, signOffline, treasuryApi } from '@gw/plugin-treasury/testing';
+import { scanOnce } from '@gw/plugin-watchers/testing';
 import { axeViolations } from './axe.js';
 
 const FEE_RATE = 2n;

@@ -9,6 +9,7 @@ import test from 'ava';
 import { CLI_ACTOR } from '@gw/kernel';
 import { freePort, startTestKernel, signedFetch, type TestKernel } from '@gw/kernel/testing';
 import { watchersPlugin } from '@gw/plugin-watchers';
+import { scanOnce } from '@gw/plugin-watchers/testing';
 import { Anvil, ALL_CHAINS, CHROMIUM, FIXED_RATES, projectWithPools, type TestProject } from '@gw/testing';
 import { parseEther } from 'ethers';
 import { chromium, type Browser } from 'playwright-core';
@@ -51,14 +52,7 @@ test.after.always(async () => {
   await anvil?.stop();
 });
 
-async function scan() {
-  const target = gw.kernel.cradle.watchersRegistry.get('eth', 'ethereum')!;
-  for (;;) {
-    const report = await gw.kernel.cradle.watchersScanner.pass(target);
-    if (report.error) throw new Error(report.error);
-    if (report.ran) return report;
-  }
-}
+const scan = () => scanOnce(gw, 'eth', 'ethereum');
 
 test('the page of a production invoice follows a real ETH payment to paid without a reload and returns to return_url', async (t) => {
   const created = await signedFetch(gw.url, '/api/v1/invoices', {

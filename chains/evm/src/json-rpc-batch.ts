@@ -9,8 +9,6 @@ import {
   type ProviderHttp,
 } from '@gw/chain-api';
 
-export type { JsonRpcAnswer } from '@gw/chain-api';
-
 /**
  * Sends `calls` to `endpoint` as JSON-RPC batches (`sendJsonRpcBatch`: paced endpoints asked in
  * requests of their size), answers in call order. The first call of the batch checks the node's

@@ -5,6 +5,7 @@ import {
   type ChainHead,
   type ChainWatcher,
   type CoinId,
+  type JsonRpcAnswer,
   type ObservedTransfer,
   type ProviderEndpoint,
   type ProviderHttp,
@@ -15,7 +16,7 @@ import {
   type WatcherOptions,
 } from '@gw/chain-api';
 import { subscribeNewHeads } from './heads.js';
-import { jsonRpcBatch, type JsonRpcAnswer } from './json-rpc-batch.js';
+import { jsonRpcBatch } from './json-rpc-batch.js';
 import { getAddress } from 'ethers';
 
 /** keccak256("Transfer(address,address,uint256)"): the ERC-20/BEP-20 transfer event. */

@@ -14,12 +14,6 @@ import {
  * this chain reads, sent as JSON-RPC batches.
  */
 
-/** One JSON-RPC call: method and params. */
-export type RpcCall = JsonRpcCall;
-
-/** One JSON-RPC answer: a result, or the node's error. */
-export type RpcAnswer = JsonRpcAnswer;
-
 /**
  * Genesis hashes of the public clusters (https://solana.com/docs/references/clusters): a provider
  * of another cluster fails over as a bad provider, never answers for this one. A local validator
@@ -46,7 +40,7 @@ export class SolRpc {
   ) {}
 
   /** Runs `calls` as one operation of the pool: answers in call order (undefined where unanswered). */
-  batch(operation: string, calls: readonly RpcCall[]): Promise<(RpcAnswer | undefined)[]> {
+  batch(operation: string, calls: readonly JsonRpcCall[]): Promise<(JsonRpcAnswer | undefined)[]> {
     return this.providers.run(operation, (http, endpoint) => sendJsonRpcBatch(http, endpoint, calls, this.genesisProbe(endpoint)));
   }
 
@@ -75,7 +69,7 @@ export class SolRpc {
 }
 
 /** The result of an answer; a missing answer or a node error is a provider failure. */
-export function resultOf(answer: RpcAnswer | undefined, method: string): unknown {
+export function resultOf(answer: JsonRpcAnswer | undefined, method: string): unknown {
   if (answer === undefined) throw new ProviderError('malformed', '', `no answer to ${method}`);
   if (answer.error !== undefined) throw new ProviderError('http_error', '', `${method}: ${answer.error.message ?? 'error'} (${answer.error.code ?? '?'})`);
   return answer.result;

@@ -4,6 +4,7 @@ import {
   type ChainDefinition,
   type ChainHead,
   type ChainWatcher,
+  type JsonRpcCall,
   type ObservedTransfer,
   type ScannedBlock,
   type TransactionInBlock,
@@ -12,7 +13,7 @@ import {
 } from '@gw/chain-api';
 import { findAssociatedTokenPda, TOKEN_PROGRAM_ADDRESS } from '@solana-program/token';
 import type { Address } from '@solana/kit';
-import { NO_BLOCK_ERRORS, resultOf, SolRpc, type RpcCall } from './rpc.js';
+import { NO_BLOCK_ERRORS, resultOf, SolRpc } from './rpc.js';
 import { isRpcTransaction, parseTransfers, type ParsedTransfer, type RpcTransaction } from './transfers.js';
 
 type Commitment = 'confirmed' | 'finalized';
@@ -175,7 +176,7 @@ export class SolWatcher implements ChainWatcher {
     const found = new Map<string, SignatureInfo>();
     let pending = accounts.map((account) => ({ account, before: undefined as string | undefined }));
     while (pending.length > 0) {
-      const calls: RpcCall[] = pending.map(({ account, before }) => [
+      const calls: JsonRpcCall[] = pending.map(({ account, before }) => [
         'getSignaturesForAddress',
         [account, { commitment, limit: SIGNATURES_PAGE, ...(before ? { before } : {}) }],
       ]);
@@ -247,6 +248,6 @@ export class SolWatcher implements ChainWatcher {
 }
 
 /** `getBlock` of `slot` without its transactions: hash, parent hash, time. */
-function blockCall(slot: number): RpcCall {
+function blockCall(slot: number): JsonRpcCall {
   return ['getBlock', [slot, { commitment: 'finalized', encoding: 'json', transactionDetails: 'none', rewards: false, maxSupportedTransactionVersion: 0 }]];
 }

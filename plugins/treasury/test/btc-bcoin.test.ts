@@ -14,7 +14,8 @@ import { CLI_ACTOR, type ChainId } from '@gw/kernel';
 import { signedFetch, waitFor, type TestKernel } from '@gw/kernel/testing';
 import { type Bcoin, MNEMONIC, projectWithPools, type TestProject, stopAll } from '@gw/testing';
 import { WEBHOOK_PLUGINS } from '@gw/plugin-webhooks/testing';
-import { paidInvoice as paidInvoiceOf, scanOnce, signOffline, startBcoinTreasury, treasuryApi, treasuryOperator } from './treasury-helpers.js';
+import { paidInvoice as paidInvoiceOf, signOffline, startBcoinTreasury, treasuryApi, treasuryOperator } from './treasury-helpers.js';
+import { scanOnce } from '@gw/plugin-watchers/testing';
 
 bitcoin.initEccLib(ecc);
 const bip32 = BIP32Factory(ecc);

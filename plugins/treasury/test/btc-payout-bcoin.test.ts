@@ -11,17 +11,10 @@ import { type Actor, CLI_ACTOR } from '@gw/kernel';
 import { waitFor, type TestKernel } from '@gw/kernel/testing';
 import { type Bcoin, type TestProject, stopAll } from '@gw/testing';
 import { WEBHOOK_PLUGINS } from '@gw/plugin-webhooks/testing';
+import { scanOnce } from '@gw/plugin-watchers/testing';
 import type { PlanStatusChange } from '../src/index.js';
 import type { PayoutPlanRequest } from '../src/services/payout-planner.js';
-import {
-  paidInvoice as paidInvoiceOf,
-  payoutObserverProbe,
-  scanOnce,
-  signOffline,
-  startBcoinTreasury,
-  treasuryApi,
-  treasuryOperator,
-} from './treasury-helpers.js';
+import { paidInvoice as paidInvoiceOf, payoutObserverProbe, signOffline, startBcoinTreasury, treasuryApi, treasuryOperator } from './treasury-helpers.js';
 
 const FEE_RATE = 2n;
 

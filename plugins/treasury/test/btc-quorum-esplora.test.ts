@@ -19,9 +19,9 @@ import { startTestKernel, type TestKernel } from '@gw/kernel/testing';
 import { ALL_CHAINS, FAST_RETRIES, FIXED_RATES, stopAll } from '@gw/testing';
 import { WEBHOOK_PLUGINS } from '@gw/plugin-webhooks/testing';
 import { watchersPlugin } from '@gw/plugin-watchers';
-import { EsploraReplay, HEIGHT, TXID } from '@gw/plugin-watchers/testing';
+import { EsploraReplay, HEIGHT, scanOnce, TXID } from '@gw/plugin-watchers/testing';
 import { treasuryPlugin } from '../src/index.js';
-import { scanOnce, treasuryApi, treasuryOperator } from './treasury-helpers.js';
+import { treasuryApi, treasuryOperator } from './treasury-helpers.js';
 
 let gw: TestKernel;
 let token: string;

@@ -10,7 +10,8 @@ import test from 'ava';
 import { signedFetch, type TestKernel } from '@gw/kernel/testing';
 import { EvmTreasuryChain, type TestProject, stopAll } from '@gw/testing';
 import { fileStep, gasAccountOnly, startAnvilTreasury, type AnvilTreasury } from './anvil-treasury.js';
-import { scanOnce, treasuryApi } from './treasury-helpers.js';
+import { treasuryApi } from './treasury-helpers.js';
+import { scanOnce } from '@gw/plugin-watchers/testing';
 
 let chain: EvmTreasuryChain;
 let gw: TestKernel;

@@ -18,7 +18,8 @@ import { EvmTreasuryChain, type TestProject } from '@gw/testing';
 import { callOk, patClient } from '@gw/plugin-mcp/testing';
 import { Interface, Transaction, Wallet } from 'ethers';
 import { fileStep, startAnvilTreasury, trackUntilConfirmed as trackUntil, type AnvilTreasury } from './anvil-treasury.js';
-import { scanOnce, treasuryApi } from './treasury-helpers.js';
+import { treasuryApi } from './treasury-helpers.js';
+import { scanOnce } from '@gw/plugin-watchers/testing';
 
 let chain: EvmTreasuryChain;
 let gw: TestKernel;

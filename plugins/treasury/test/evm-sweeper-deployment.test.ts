@@ -15,7 +15,8 @@ import { CLI_ACTOR } from '@gw/kernel';
 import { signedFetch, type TestKernel } from '@gw/kernel/testing';
 import { EvmTreasuryChain, type TestProject, stopAll } from '@gw/testing';
 import { gasAccountOnly, startAnvilTreasury, trackUntilConfirmed as trackUntil, type AnvilTreasury } from './anvil-treasury.js';
-import { scanOnce, signOffline, treasuryApi } from './treasury-helpers.js';
+import { signOffline, treasuryApi } from './treasury-helpers.js';
+import { scanOnce } from '@gw/plugin-watchers/testing';
 
 let chain: EvmTreasuryChain;
 let gw: TestKernel;

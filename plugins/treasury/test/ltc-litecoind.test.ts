@@ -22,7 +22,8 @@ import { TestSeedWallet } from '@gw/chain-btc/testing';
 import { litecoinParams } from '@gw/chain-ltc';
 import { watchersPlugin } from '@gw/plugin-watchers';
 import { treasuryPlugin } from '../src/index.js';
-import { paidInvoice, scanOnce, signOffline, treasuryApi, treasuryOperator } from './treasury-helpers.js';
+import { paidInvoice, signOffline, treasuryApi, treasuryOperator } from './treasury-helpers.js';
+import { scanOnce } from '@gw/plugin-watchers/testing';
 
 if (!litecoindInstalled()) throw new Error('litecoind is not installed: apt-get install -y litecoind (.ci/run installs it)');
 

@@ -10,7 +10,8 @@ import { CLI_ACTOR, type ChainId } from '@gw/kernel';
 import type { TestKernel } from '@gw/kernel/testing';
 import { type Bcoin, projectWithPools, type TestProject, stopAll } from '@gw/testing';
 import { MCP_PLUGINS, callError, callOk, patClient, rawToolCall, scopeRefusal } from '@gw/plugin-mcp/testing';
-import { paidInvoice, scanOnce, startBcoinTreasury } from './treasury-helpers.js';
+import { paidInvoice, startBcoinTreasury } from './treasury-helpers.js';
+import { scanOnce } from '@gw/plugin-watchers/testing';
 
 let node: Bcoin;
 let gw: TestKernel;

@@ -21,7 +21,8 @@ import { FAST_RETRIES, FIXED_RATES, MNEMONIC, stopAll } from '@gw/testing';
 import { watchersPlugin } from '@gw/plugin-watchers';
 import { WEBHOOK_PLUGINS } from '@gw/plugin-webhooks/testing';
 import { treasuryPlugin } from '../src/index.js';
-import { scanOnce, signOffline, treasuryApi } from './treasury-helpers.js';
+import { signOffline, treasuryApi } from './treasury-helpers.js';
+import { scanOnce } from '@gw/plugin-watchers/testing';
 
 const network = tonDefinition.networks.testnets[0]!;
 const GAS_SUBWALLET = 1000;

@@ -17,9 +17,6 @@ import { scanOnce } from '@gw/plugin-watchers/testing';
 import { type PlanStatusChange, treasuryPlugin, TREASURY_PLAN_OBSERVERS } from '../src/index.js';
 import type { PlanView } from '../src/plan-view.js';
 
-/** The watchers' scan pass, as the treasury tests drive it. */
-export { scanOnce };
-
 export type Api = (method: 'GET' | 'POST', path: string, body?: unknown, bearer?: string) => Promise<{ status: number; body: any }>;
 
 /** Calls of the treasury API with `token` (another with `bearer`). */

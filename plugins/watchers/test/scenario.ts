@@ -5,6 +5,7 @@ import { verifyWebhook } from '@gw/webhook-verify';
 import { ALL_CHAINS, FIXED_RATES } from '@gw/testing';
 import { FAST_RETRIES, projectWithPools, WEBHOOK_PLUGINS, type Receiver, type TestProject } from '@gw/plugin-webhooks/testing';
 import { watchersPlugin } from '../src/index.js';
+import { scanOnce } from './scan-once.js';
 
 /** What a watcher end-to-end test reads once its `before` hook has run. */
 export interface ScenarioContext {
@@ -104,15 +105,7 @@ export interface RegtestNode {
  * be built before the test's `before` hook sets it up.
  */
 export function watcherScenario(context: () => ScenarioContext, chain: string, network: string) {
-  const scan = async () => {
-    const { gw } = context();
-    const target = gw.kernel.cradle.watchersRegistry.get(chain, network)!;
-    for (;;) {
-      const report = await gw.kernel.cradle.watchersScanner.pass(target);
-      if (report.error) throw new Error(report.error);
-      if (report.ran) return report;
-    }
-  };
+  const scan = () => scanOnce(context().gw, chain, network);
   const uid = () => `order-${Math.random().toString(36).slice(2)}`;
   const invoice = async (body: Record<string, unknown>) => {
     const { gw, project } = context();

@@ -25,6 +25,7 @@ import { sessionsPlugin } from '@gw/plugin-sessions';
 import { tenancyPlugin } from '@gw/plugin-tenancy';
 import { walletsPlugin } from '@gw/plugin-wallets';
 import { watchersPlugin } from '@gw/plugin-watchers';
+import { scanOnce } from '@gw/plugin-watchers/testing';
 import { webhooksPlugin } from '@gw/plugin-webhooks';
 import { EvmTreasuryChain, FAST_RETRIES, FIXED_RATES, projectWithPools, signTransferAuthorization, type TestProject } from '@gw/testing';
 import { hexlify, Interface, randomBytes, Signature, toBeHex, Wallet } from 'ethers';
@@ -212,12 +213,7 @@ export async function startX402(options: X402HarnessOptions = {}): Promise<X402H
         return gw.kernel.cradle.invoicesService.get(project.projectId, invoiceId);
       },
       async scan(on = gw) {
-        const target = on.kernel.cradle.watchersRegistry.get('eth', 'anvil')!;
-        for (;;) {
-          const report = await on.kernel.cradle.watchersScanner.pass(target);
-          if (report.error) throw new Error(report.error);
-          if (report.ran) return;
-        }
+        await scanOnce(on, 'eth', 'anvil');
       },
       async submitDirectly(payload) {
         const a = payload.payload.authorization;

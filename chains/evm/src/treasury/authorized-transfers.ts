@@ -5,6 +5,7 @@ import {
   type AuthorizationInspection,
   type AuthorizedTransfers,
   type ChainDefinition,
+  type JsonRpcAnswer,
   type NetworkDefinition,
   type SettlementReceipt,
   type SettlementTransaction,
@@ -14,7 +15,7 @@ import { AbiCoder, getAddress, isAddress, Signature, Transaction, TypedDataEncod
 import { TRANSFER_TOPIC } from '../watcher.js';
 import { balanceOfData, word } from './erc20.js';
 import { EIP3009_ABI, probeEip3009 } from './eip3009-probe.js';
-import { quantity, type EvmRpc, type RpcAnswer } from './evm-rpc.js';
+import { quantity, type EvmRpc } from './evm-rpc.js';
 import { readFeeMarket } from './fee-market.js';
 import { transferWithAuthorizationData } from './plan-eip3009.js';
 import { sendRawTransaction } from './send-raw-transaction.js';
@@ -244,13 +245,13 @@ function address(value: string, what: string): string {
 const topicOf = (account: string): string => `0x${word(BigInt(account))}`;
 
 /** A 32-byte word an `eth_call` answered; a node's error here is the provider failing, not the payer's doing. */
-function word32(answer: RpcAnswer | undefined, what: string): bigint {
+function word32(answer: JsonRpcAnswer | undefined, what: string): bigint {
   if (answer?.error) throw new Error(`The node refused ${what}: ${answer.error.message ?? 'JSON-RPC error'}`);
   return quantity(answer, what);
 }
 
 /** The revert text: `Error(string)`'s when the node passed the revert data, else the node's message. */
-export function revertReason(error: NonNullable<RpcAnswer['error']>): string {
+export function revertReason(error: NonNullable<JsonRpcAnswer['error']>): string {
   const data = (error as { data?: unknown }).data;
   const hex = typeof data === 'string' ? data : typeof (data as { data?: unknown })?.data === 'string' ? (data as { data: string }).data : undefined;
   if (hex?.toLowerCase().startsWith(ERROR_STRING_SELECTOR)) {

@@ -1,8 +1,5 @@
-import { expectShape, ProviderError, type NetworkDefinition, type ProviderPool } from '@gw/chain-api';
-import { jsonRpcBatch, type JsonRpcAnswer } from '../json-rpc-batch.js';
-
-/** One JSON-RPC answer: a result, or the node's error (kept for callers that read refusals). */
-export type RpcAnswer = JsonRpcAnswer;
+import { expectShape, ProviderError, type JsonRpcAnswer, type NetworkDefinition, type ProviderPool } from '@gw/chain-api';
+import { jsonRpcBatch } from '../json-rpc-batch.js';
 
 /** A JSON-RPC batch holds at most this many calls: public providers cap batches (commonly at 100 to 1,000 calls). */
 const BATCH_LIMIT = 100;
@@ -20,8 +17,8 @@ export class EvmRpc {
     private readonly network: NetworkDefinition,
   ) {}
 
-  async batch(operation: string, calls: readonly (readonly [string, unknown[]])[], keepErrors = false): Promise<RpcAnswer[]> {
-    const answers: RpcAnswer[] = [];
+  async batch(operation: string, calls: readonly (readonly [string, unknown[]])[], keepErrors = false): Promise<JsonRpcAnswer[]> {
+    const answers: JsonRpcAnswer[] = [];
     for (let start = 0; start < calls.length; start += BATCH_LIMIT) {
       answers.push(...(await this.chunk(operation, calls.slice(start, start + BATCH_LIMIT), keepErrors)));
     }
@@ -34,7 +31,7 @@ export class EvmRpc {
     return answer!.result as T;
   }
 
-  private chunk(operation: string, calls: readonly (readonly [string, unknown[]])[], keepErrors: boolean): Promise<RpcAnswer[]> {
+  private chunk(operation: string, calls: readonly (readonly [string, unknown[]])[], keepErrors: boolean): Promise<JsonRpcAnswer[]> {
     return this.providers.run(`treasury_${operation}`, async (http, endpoint) => {
       const answers = await jsonRpcBatch(http, endpoint, this.network, calls);
       return answers.map((answer, i) => {
@@ -47,7 +44,7 @@ export class EvmRpc {
 }
 
 /** A quantity the node answered (`0x…`), as a bigint. */
-export function quantity(answer: RpcAnswer | undefined, what: string): bigint {
+export function quantity(answer: JsonRpcAnswer | undefined, what: string): bigint {
   expectShape(typeof answer?.result === 'string' && /^0x[0-9a-fA-F]*$/.test(answer.result), what);
   return answer!.result === '0x' ? 0n : BigInt(answer!.result as string);
 }

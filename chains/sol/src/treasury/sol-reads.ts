@@ -1,6 +1,6 @@
-import { expectShape, type ProviderPool, type NetworkDefinition } from '@gw/chain-api';
+import { expectShape, type JsonRpcCall, type ProviderPool, type NetworkDefinition } from '@gw/chain-api';
 import { getBase58Decoder } from '@solana/kit';
-import { resultOf, SolRpc, type RpcCall } from '../rpc.js';
+import { resultOf, SolRpc } from '../rpc.js';
 
 /**
  * What the Solana treasury reads, through the same JSON-RPC (and provider pool) the watcher uses.
@@ -52,7 +52,7 @@ export class SolReads {
     if (addresses.length === 0) return [];
     const answers = await this.rpc.batch(
       'sol.treasury.balances',
-      addresses.map((a): RpcCall => ['getBalance', [a, { commitment: 'confirmed' }]]),
+      addresses.map((a): JsonRpcCall => ['getBalance', [a, { commitment: 'confirmed' }]]),
     );
     return answers.map((answer) => {
       const result = resultOf(answer, 'getBalance') as { value?: unknown };
@@ -65,7 +65,7 @@ export class SolReads {
     if (owners.length === 0) return [];
     const answers = await this.rpc.batch(
       'sol.treasury.token_accounts',
-      owners.map((owner): RpcCall => ['getTokenAccountsByOwner', [owner, { mint }, { encoding: 'base64', commitment: 'confirmed' }]]),
+      owners.map((owner): JsonRpcCall => ['getTokenAccountsByOwner', [owner, { mint }, { encoding: 'base64', commitment: 'confirmed' }]]),
     );
     return answers.map((answer) => {
       const result = resultOf(answer, 'getTokenAccountsByOwner') as { value?: unknown };

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { type Actor, type AuditLog, newId, type ProjectKind, type ProjectPrincipal, type SecretBox, sql, sqlQuery } from '@gw/kernel';
+import { type Actor, type AuditLog, isoTime, isoTimeOrNull, newId, type ProjectKind, type ProjectPrincipal, type SecretBox, sql, sqlQuery } from '@gw/kernel';
 import type { Knex } from 'knex';
 import { tenancyErrors } from '../errors.js';
 import { ApiKey } from '../models/api-key.js';
@@ -238,8 +238,8 @@ export class ApiKeyService {
       .select('tenancy_api_key_secrets.id', 'tenancy_api_key_secrets.created_at', 'tenancy_api_key_secrets.expires_at');
     return rows.map((r) => ({
       id: r.id,
-      created_at_iso: new Date(r.created_at).toISOString(),
-      expires_at_iso: r.expires_at ? new Date(r.expires_at).toISOString() : null,
+      created_at_iso: isoTime(r.created_at),
+      expires_at_iso: isoTimeOrNull(r.expires_at),
     }));
   }
 

@@ -1,4 +1,4 @@
-import { sql, sqlQuery } from '@gw/kernel';
+import { isoTime, isoTimeOrNull, sql, sqlQuery } from '@gw/kernel';
 import type { Knex } from 'knex';
 import type { WatcherRegistry } from './watcher-registry.js';
 
@@ -49,10 +49,10 @@ export class WatcherStatusReads {
         head_height: head,
         scanned_height: scanned,
         lag: head !== null && scanned !== null ? String(BigInt(head) - BigInt(scanned)) : null,
-        last_pass_iso: row ? new Date(row.updated_at).toISOString() : null,
+        last_pass_iso: row ? isoTime(row.updated_at) : null,
         consecutive_failures: row?.consecutive_failures ?? 0,
         last_error: row?.last_error ?? null,
-        last_error_at_iso: row?.last_error_at ? new Date(row.last_error_at).toISOString() : null,
+        last_error_at_iso: isoTimeOrNull(row?.last_error_at),
       };
     });
   }

@@ -1,4 +1,4 @@
-import { ulidFloor } from '@gw/kernel';
+import { isoTimeOrNull, ulidFloor } from '@gw/kernel';
 import type { Knex } from 'knex';
 
 /** A project's webhook health at a glance (the dashboard's overview). */
@@ -36,7 +36,7 @@ export class DeliveryHealthReads {
       delivered_last_day: row.delivered,
       retrying: row.retrying,
       dead_lettered: row.dead,
-      oldest_undelivered_iso: row.oldest ? new Date(row.oldest).toISOString() : null,
+      oldest_undelivered_iso: isoTimeOrNull(row.oldest),
     };
   }
 }
