@@ -1,4 +1,4 @@
-import { isJsonObject, expectShape } from '@gw/chain-api';
+import { isCount, isJsonObject, expectShape } from '@gw/chain-api';
 
 /**
  * Shape checks for the Esplora REST responses the watcher reads (Blockstream electrs and
@@ -48,10 +48,6 @@ export interface EsploraTx {
   readonly confirmed?: boolean;
   /** The block that holds it, where the answer's `status` names it (`GET /tx/:txid`). */
   readonly block?: { readonly height: number; readonly hash: string; readonly time: number };
-}
-
-function isCount(value: unknown): value is number {
-  return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
 }
 
 /** A block hash as `/block-height/:height` answers it (plain text). */

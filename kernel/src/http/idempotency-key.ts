@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { ErrorSpec } from '@gw/chain-api';
 import type { Context } from 'koa';
 import { coreErrors } from '../errors/index.js';
@@ -22,4 +23,12 @@ export function idempotencyKeyHeader(ctx: Pick<Context, 'get'>): string | undefi
     throw coreErrors.validation_error({ message: `Idempotency-Key has at most ${MAX_IDEMPOTENCY_KEY} characters.`, details: { field: 'Idempotency-Key' } });
   }
   return key;
+}
+
+/**
+ * The SHA-256 (hex) of a create request's JSON: what a replay under the same Idempotency-Key must
+ * match, or the route answers {@link IDEMPOTENCY_KEY_REUSED}.
+ */
+export function idempotencyDigest(request: unknown): string {
+  return createHash('sha256').update(JSON.stringify(request)).digest('hex');
 }

@@ -1,4 +1,4 @@
-import { expectShape, type JsonRpcCall, type ProviderPool, type NetworkDefinition } from '@gw/chain-api';
+import { expectShape, isCount, type JsonRpcCall, type ProviderPool, type NetworkDefinition } from '@gw/chain-api';
 import { getBase58Decoder } from '@solana/kit';
 import { resultOf, SolRpc } from '../rpc.js';
 
@@ -183,6 +183,6 @@ export function decodeNonceAccount(account: SolAccount | null): NonceState | nul
  * refused as the provider's malformed answer rather than read as a rounded amount.
  */
 function exactU64(value: unknown, what: string): bigint {
-  expectShape(typeof value === 'bigint' ? value >= 0n : Number.isSafeInteger(value) && (value as number) >= 0, what);
+  expectShape(typeof value === 'bigint' ? value >= 0n : isCount(value), what);
   return BigInt(value as number | bigint);
 }

@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import {
   type Actor,
   AppError,
@@ -6,6 +5,7 @@ import {
   type ChainAdapter,
   type ChainRegistry,
   coreErrors,
+  idempotencyDigest,
   type KeysetPage,
   keysetPage,
   networkFor,
@@ -62,11 +62,6 @@ interface PlannedPayout {
   readonly adapter: ChainAdapter;
 }
 
-/** The SHA-256 of a request's canonical JSON: what a replay under the same Idempotency-Key must match. */
-function digest(value: unknown): string {
-  return createHash('sha256').update(JSON.stringify(value)).digest('hex');
-}
-
 /** Partner-side writes (refunds, payouts, cancels) and every read. */
 export class PayoutItemsService implements PayoutItems {
   constructor(private readonly deps: ItemsDeps) {}
@@ -86,7 +81,7 @@ export class PayoutItemsService implements PayoutItems {
     }
     checkMetadataSize(input.metadata);
     const { idempotencyKey, ...request } = input;
-    const requestDigest = digest({ ...request, rateRule });
+    const requestDigest = idempotencyDigest({ ...request, rateRule });
     if (idempotencyKey !== undefined) {
       const replay = await this.replayedRefund(input.projectId, idempotencyKey, requestDigest);
       if (replay) return { item: replay, created: false };
@@ -204,7 +199,7 @@ export class PayoutItemsService implements PayoutItems {
     if (recipients.length < 1 || recipients.length > MAX_RECIPIENTS) {
       throw coreErrors.validation_error({ message: `recipients takes 1 to ${MAX_RECIPIENTS} entries.`, details: { field: 'recipients' } });
     }
-    const requestDigest = digest(recipients);
+    const requestDigest = idempotencyDigest(recipients);
     if (idempotencyKey !== undefined) {
       const replay = await this.replayedPayouts(projectId, idempotencyKey, requestDigest);
       if (replay) return { items: replay, created: false };

@@ -1,11 +1,5 @@
-import { createHash } from 'node:crypto';
-import { isUniqueViolation } from '@gw/kernel';
+import { idempotencyDigest, isUniqueViolation } from '@gw/kernel';
 import type { Knex } from 'knex';
-
-/** The SHA-256 of a request's JSON: what a replay under the same Idempotency-Key must match. */
-function requestDigest(value: unknown): string {
-  return createHash('sha256').update(JSON.stringify(value)).digest('hex');
-}
 
 /** What {@link createOnce} does for its caller: find an earlier answer under the key, create a new one. */
 export interface OnceCreator<T> {
@@ -24,7 +18,7 @@ export interface OnceCreator<T> {
  * Both get the digest of `input`.
  */
 export async function createOnce<T>(db: Knex, key: string | undefined, input: unknown, creator: OnceCreator<T>): Promise<{ value: T; created: boolean }> {
-  const digest = requestDigest(input);
+  const digest = idempotencyDigest(input);
   if (key !== undefined) {
     const replay = await creator.replayed(key, digest);
     if (replay) return { value: replay, created: false };
