@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import test from 'ava';
-import { liveGroupMembers, spawnGroup, waitFor } from '../src/testing/index.js';
+import { liveGroupMembers, spawnGroup, untilReadyLine, waitFor } from '../src/testing/index.js';
 
 const membersOf = liveGroupMembers;
 
@@ -53,4 +53,29 @@ test('spawnGroup: a program that cannot be started is stopped without hanging or
   const group = spawnGroup('/nonexistent/program', [], { stdio: 'ignore' });
   await t.notThrowsAsync(group.stop());
   t.is(group.child.pid, undefined);
+});
+
+test('untilReadyLine: returns the rest of the ready line a program writes once it has bound its own port', async (t) => {
+  const code =
+    'const s = require("net").createServer().listen(0, "127.0.0.1", () => { process.stdout.write("loading\\nready " + JSON.stringify({ port: s.address().port }) + "\\n"); });';
+  const group = spawnGroup(process.execPath, ['-e', code], { stdio: ['ignore', 'pipe', 'pipe'] });
+  t.teardown(() => group.stop());
+  const { port } = JSON.parse(await untilReadyLine(group, 'ready ', 'listener')) as { port: number };
+  t.true(Number.isInteger(port) && port > 0, `a bound port: ${port}`);
+});
+
+test('untilReadyLine: a program that exits before its ready line fails with its exit code and stderr, and its group is stopped', async (t) => {
+  const group = spawnGroup(process.execPath, ['-e', 'process.stderr.write("EADDRINUSE 127.0.0.1:1234"); process.exit(3);'], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const error = await t.throwsAsync(untilReadyLine(group, 'ready ', 'listener'));
+  t.regex(error!.message, /^listener did not start: exited \(code 3\); stderr: EADDRINUSE 127\.0\.0\.1:1234$/);
+  t.deepEqual(membersOf(group.child.pid!), []);
+});
+
+test('untilReadyLine: a program that never says ready fails after the timeout, and its group is stopped', async (t) => {
+  const group = spawnGroup(process.execPath, ['-e', 'setInterval(() => {}, 1000);'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const error = await t.throwsAsync(untilReadyLine(group, 'ready ', 'silent', 300));
+  t.regex(error!.message, /^silent did not start: no "ready " line within 300 ms$/);
+  t.deepEqual(membersOf(group.child.pid!), []);
 });

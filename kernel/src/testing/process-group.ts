@@ -100,3 +100,48 @@ export async function untilAnswering<T>(
     }
   }
 }
+
+/**
+ * Waits for the first line of the group leader's stdout that starts with `prefix` (the leader was
+ * spawned with stdout and stderr piped) and returns the rest of that line. A program that binds
+ * its own ports (port 0) reports them this way, so no port is chosen here and taken by another
+ * process before the program binds it. When the leader exits first, or `timeoutMs` passes, the
+ * group is stopped and the error says `<name> did not start` with the exit status and the end of
+ * what the program wrote to stderr. After the line, both streams are drained and unreferenced.
+ */
+export async function untilReadyLine(group: ProcessGroup, prefix: string, name: string, timeoutMs = 60_000): Promise<string> {
+  const { stdout, stderr } = group.child;
+  if (!stdout || !stderr) throw new Error(`${name}: spawn it with stdout and stderr piped`);
+  let errors = '';
+  const keepTail = (chunk: Buffer): void => {
+    errors = (errors + chunk.toString('utf8')).slice(-2000);
+  };
+  stderr.on('data', keepTail);
+  let pending = '';
+  let settle: (outcome: { line: string } | { failure: string }) => void = () => undefined;
+  const outcome = new Promise<{ line: string } | { failure: string }>((resolve) => (settle = resolve));
+  const onData = (chunk: Buffer): void => {
+    pending += chunk.toString('utf8');
+    for (let end = pending.indexOf('\n'); end >= 0; end = pending.indexOf('\n')) {
+      const line = pending.slice(0, end);
+      pending = pending.slice(end + 1);
+      if (line.startsWith(prefix)) settle({ line: line.slice(prefix.length) });
+    }
+  };
+  const onExit = (code: number | null, signal: NodeJS.Signals | null): void => settle({ failure: `exited (${signal ?? `code ${code}`})` });
+  const timer = setTimeout(() => settle({ failure: `no "${prefix}" line within ${timeoutMs} ms` }), timeoutMs);
+  stdout.on('data', onData);
+  group.child.once('exit', onExit);
+  if (group.child.exitCode !== null) onExit(group.child.exitCode, null);
+  const result = await outcome;
+  clearTimeout(timer);
+  group.child.off('exit', onExit);
+  stdout.off('data', onData);
+  if ('failure' in result) {
+    await group.stop();
+    throw new Error(`${name} did not start: ${result.failure}${errors ? `; stderr: ${errors.trim()}` : ''}`);
+  }
+  stdout.resume();
+  for (const stream of [stdout, stderr]) (stream as { unref?: () => void }).unref?.();
+  return result.line;
+}

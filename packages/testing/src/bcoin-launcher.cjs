@@ -2,7 +2,10 @@
 /**
  * Starts a bcoin 1.0.2 full node (with its wallet) on regtest for the BTC end-to-end tests, in this
  * process. Arguments are bcoin's own (`--http-port=`, `--wallet-http-port=`, `--prefix=`,
- * `--api-key=`, ...). Two changes from stock bcoin, made before the node exists:
+ * `--api-key=`, ...); a port of 0 lets the system choose it. When the node answers, one line goes
+ * to stdout: `ready {"http":PORT,"wallet":PORT,"zmq":URL|null}` with the ports actually bound, so
+ * no port is chosen by the parent and taken by another process before the node binds it. Two
+ * changes from stock bcoin, made before the node exists:
  *
  * - `NODE_BACKEND=js`: bcoin's native helpers (mrmr, bcrypto, ...) are not built (pnpm runs no
  *   install scripts for them); their pure-JS versions are used.
@@ -10,7 +13,7 @@
  *   0x6f/0xc4; stock bcoin says `rb`), so the node's addresses are those of the gateway's
  *   btc/regtest network (config `chains.testNetworks` `{"btc": "regtest"}`, docs/decisions.md).
  *
- * With `GW_BCOIN_ZMQ=tcp://127.0.0.1:PORT` in the environment, the node publishes Bitcoin Core's
+ * With `GW_BCOIN_ZMQ=tcp://127.0.0.1:PORT` (or `:*` for a port the system chooses) in the environment, the node publishes Bitcoin Core's
  * ZMQ notifications there (bcoin has none of its own): `rawtx` for each transaction entering the
  * mempool and for each transaction of a connected or disconnected block, then `hashblock` for
  * each connected block, each as Core sends it: topic, body (the raw transaction with witness, or
@@ -85,16 +88,17 @@ async function publishZmq(url) {
     for (const disconnected of gone) if (disconnected) for (const tx of disconnected.txs) publish('rawtx', tx.toRaw());
     return tip;
   };
-  return socket;
+  return socket.lastEndpoint;
 }
 
 async function main() {
   await node.ensure();
   await node.open();
-  if (process.env.GW_BCOIN_ZMQ) await publishZmq(process.env.GW_BCOIN_ZMQ);
+  const zmq = process.env.GW_BCOIN_ZMQ ? await publishZmq(process.env.GW_BCOIN_ZMQ) : null;
   await node.connect();
   node.startSync();
-  process.stdout.write('ready\n');
+  const bound = { http: node.http.address().port, wallet: node.plugins.walletdb.http.address().port, zmq };
+  process.stdout.write(`ready ${JSON.stringify(bound)}\n`);
 }
 
 let stopping = false;

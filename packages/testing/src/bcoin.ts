@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
-import { freePort, spawnGroup, untilAnswering, type ProcessGroup } from '@gw/kernel/testing';
+import { spawnGroup, untilAnswering, untilReadyLine, type ProcessGroup } from '@gw/kernel/testing';
 import { FIXED_RATES } from './chains.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -21,7 +21,7 @@ export interface BcoinOptions {
 }
 
 /**
- * A real Bitcoin node: bcoin 1.0.2 on regtest (bcoin-launcher.cjs), in memory, on free ports, with
+ * A real Bitcoin node: bcoin 1.0.2 on regtest (bcoin-launcher.cjs), in memory, on ports it binds itself, with
  * its wallet. Its RPC answers Bitcoin Core's methods (`getblock hash true true` for full
  * transactions, the older `scriptPubKey.addresses[]` form); the gateway reads it as a
  * `bitcoin-core` provider with the api key as Basic auth password.
@@ -46,36 +46,35 @@ export class Bcoin {
   }
 
   static async start(options: BcoinOptions = {}): Promise<Bcoin> {
-    const [port, walletPort] = [await freePort(), await freePort()];
-    const zmqUrl = options.zmq ? `tcp://127.0.0.1:${await freePort()}` : undefined;
     const apiKey = randomBytes(16).toString('hex');
     const prefix = mkdtempSync(join(tmpdir(), 'gw-bcoin-'));
     const args = [
       join(here, 'bcoin-launcher.cjs'),
       `--prefix=${prefix}`,
       '--http-host=127.0.0.1',
-      `--http-port=${port}`,
-      `--wallet-http-port=${walletPort}`,
+      '--http-port=0',
+      '--wallet-http-port=0',
       `--api-key=${apiKey}`,
       `--wallet-api-key=${apiKey}`,
       '--log-level=error',
       ...(options.replaceByFee ? ['--replace-by-fee=true'] : []),
     ];
-    const env = { ...process.env, ...(zmqUrl ? { GW_BCOIN_ZMQ: zmqUrl } : {}) };
-    const node = new Bcoin(
-      spawnGroup(process.execPath, args, { stdio: 'ignore', env }),
-      prefix,
-      `http://127.0.0.1:${port}`,
-      `http://127.0.0.1:${walletPort}`,
-      apiKey,
-      zmqUrl,
-    );
+    const env = { ...process.env, ...(options.zmq ? { GW_BCOIN_ZMQ: 'tcp://127.0.0.1:*' } : {}) };
+    const group = spawnGroup(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'], env });
+    let bound: { http: number; wallet: number; zmq: string | null };
+    try {
+      bound = JSON.parse(await untilReadyLine(group, 'ready ', 'bcoin'));
+    } catch (error) {
+      rmSync(prefix, { recursive: true, force: true });
+      throw error;
+    }
+    const node = new Bcoin(group, prefix, `http://127.0.0.1:${bound.http}`, `http://127.0.0.1:${bound.wallet}`, apiKey, bound.zmq ?? undefined);
     await node.ready();
     return node;
   }
 
   private async ready(): Promise<void> {
-    // The wallet server answers a little after the node: both must.
+    // The launcher reports ready once both servers listen; the probe reads the mining address.
     const probe = async () => {
       await this.rpc('getblockcount', []);
       return (await this.wallet<{ address: string }>('POST', '/wallet/primary/address', { account: 'default' })).address;
