@@ -91,10 +91,22 @@ export function idempotencyHeaders(options: IdempotencyOptions): { headers?: Rec
   return { headers: { 'Idempotency-Key': key }, idempotent: true };
 }
 
+/** A GET through `send`, safe to retry, answering the result. */
+const getThrough =
+  (send: MoneyOutSend) =>
+  <T>(path: string, query?: MoneyOutListQuery): Promise<T> =>
+    send<T>({ method: 'GET', path, ...(query ? { query } : {}), idempotent: true }).then((r) => r.result);
+
+/** A POST through `send` (with `body` when given), not retried, answering the result. */
+const postThrough =
+  (send: MoneyOutSend) =>
+  <T>(path: string, body?: unknown): Promise<T> =>
+    send<T>({ method: 'POST', path, ...(body === undefined ? {} : { body }), idempotent: false }).then((r) => r.result);
+
 /** The refund calls under `prefix` (`/api/v1` or `/api/v1/sandbox`). */
 export function refundsResource(send: MoneyOutSend, prefix: string) {
-  const get = <T>(path: string, query?: MoneyOutListQuery) =>
-    send<T>({ method: 'GET', path, ...(query ? { query } : {}), idempotent: true }).then((r) => r.result);
+  const get = getThrough(send);
+  const post = postThrough(send);
   const resource = {
     /**
      * Proposes a refund of the invoice (it then waits for the payer's claim and an administrator's
@@ -121,15 +133,15 @@ export function refundsResource(send: MoneyOutSend, prefix: string) {
     iterate: (query: MoneyOutListQuery = {}) => iteratePages((cursor) => resource.list({ ...query, ...(cursor ? { cursor } : {}) })),
     retrieve: (id: string) => get<Refund>(`${prefix}/refunds/${segment(id, 'id')}`),
     /** Before approval only (409 `item_not_cancellable` after). */
-    cancel: (id: string) => send<Refund>({ method: 'POST', path: `${prefix}/refunds/${segment(id, 'id')}/cancel`, idempotent: false }).then((r) => r.result),
+    cancel: (id: string) => post<Refund>(`${prefix}/refunds/${segment(id, 'id')}/cancel`),
   };
   return resource;
 }
 
 /** The payout calls under `prefix`. */
 export function payoutsResource(send: MoneyOutSend, prefix: string) {
-  const get = <T>(path: string, query?: MoneyOutListQuery) =>
-    send<T>({ method: 'GET', path, ...(query ? { query } : {}), idempotent: true }).then((r) => r.result);
+  const get = getThrough(send);
+  const post = postThrough(send);
   const resource = {
     /** Creates 1 to 100 payouts at once, all or none; a repeat with the same idempotency key answers the first result. */
     createWithStatus: async (recipients: readonly PayoutRecipientInput[], options: IdempotencyOptions = {}) => {
@@ -148,15 +160,14 @@ export function payoutsResource(send: MoneyOutSend, prefix: string) {
     iterate: (query: MoneyOutListQuery = {}) => iteratePages((cursor) => resource.list({ ...query, ...(cursor ? { cursor } : {}) })),
     retrieve: (id: string) => get<Payout>(`${prefix}/payouts/${segment(id, 'id')}`),
     /** Before approval only (409 `item_not_cancellable` after). */
-    cancel: (id: string) => send<Payout>({ method: 'POST', path: `${prefix}/payouts/${segment(id, 'id')}/cancel`, idempotent: false }).then((r) => r.result),
+    cancel: (id: string) => post<Payout>(`${prefix}/payouts/${segment(id, 'id')}/cancel`),
   };
   return resource;
 }
 
 /** The sandbox simulations of refunds (`claim` takes an optional address) and payouts. */
 export function moneyOutSimulations(send: MoneyOutSend, prefix: string) {
-  const post = <T>(path: string, body?: unknown) =>
-    send<T>({ method: 'POST', path, ...(body === undefined ? {} : { body }), idempotent: false }).then((r) => r.result);
+  const post = postThrough(send);
   return {
     refund: (id: string, simulation: RefundSimulation, body: { readonly address?: string } = {}) => {
       if (!(REFUND_SIMULATIONS as readonly string[]).includes(simulation)) throw new TypeError(`unknown refund simulation ${simulation}`);

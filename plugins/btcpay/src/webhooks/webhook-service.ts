@@ -138,7 +138,7 @@ export class BtcpayWebhooks {
       trx,
       sql`select id, url, everything, specific_events from btcpay_webhooks where project_id = ${projectId} and enabled order by created_at, id`,
     );
-    return rows.map((row) => ({ id: row.id, url: row.url, takes: (type: string) => row.everything || row.specific_events.includes(type) }));
+    return rows.map((row) => ({ id: row.id, url: row.url, takes: takesOf(row) }));
   }
 
   /** The webhooks `ids` names that still exist, with their secrets opened, for signing deliveries. */
@@ -155,7 +155,7 @@ export class BtcpayWebhooks {
           url: row.url,
           enabled: row.enabled,
           automaticRedelivery: row.automatic_redelivery,
-          takes: (type: string) => row.everything || row.specific_events.includes(type),
+          takes: takesOf(row),
           secret: this.deps.secretBox.open(row.sealed_secret, secretAad(row.id)),
         },
       ]),
@@ -203,6 +203,11 @@ export class BtcpayWebhooks {
       trx,
     );
   }
+}
+
+/** Whether the webhook takes events of a type: `everything`, or the type listed in `specific_events`. */
+function takesOf(row: Pick<WebhookRow, 'everything' | 'specific_events'>): (type: string) => boolean {
+  return (type: string) => row.everything || row.specific_events.includes(type);
 }
 
 function view(row: WebhookRow): GreenfieldWebhook {

@@ -9,6 +9,8 @@ import {
   publicBaseUrl,
   randomBase62,
   type SecretBox,
+  isoTime,
+  isoTimeOrNull,
 } from '@gw/kernel';
 import type { InvoiceService } from '@gw/plugin-invoices/contract';
 import type { Knex } from 'knex';
@@ -114,7 +116,6 @@ export class ItemStore {
 
   view(item: Item, approvals: readonly Approval[]): ItemView {
     const decimals = this.deps.chains.storedCoin(item.coin).decimals;
-    const iso = (d: Date | null) => (d === null ? null : new Date(d).toISOString());
     const token = item.status === 'awaiting_claim' && item.claim_token_sealed ? this.deps.secretBox.open(item.claim_token_sealed, item.id) : undefined;
     return {
       id: item.id,
@@ -139,18 +140,18 @@ export class ItemStore {
       metadata: item.metadata,
       claim_url: token === undefined ? null : `${this.baseUrl}${CLAIM_PATH}/${token}`,
       claim_requires_proof: item.claim_requires_proof,
-      approvals: approvals.map((a) => ({ user_id: a.user_id, at_iso: new Date(a.created_at).toISOString() })),
+      approvals: approvals.map((a) => ({ user_id: a.user_id, at_iso: isoTime(a.created_at) })),
       approvals_required: item.approvals_required,
       plan_id: item.plan_id,
       txid: item.txid,
       fee_units: item.fee_units === null ? null : item.fee_units.toString(),
       failure_reason: item.failure_reason,
-      created_at_iso: new Date(item.created_at).toISOString(),
-      updated_at_iso: new Date(item.updated_at).toISOString(),
-      claimed_at_iso: iso(item.claimed_at),
-      approved_at_iso: iso(item.approved_at),
-      sent_at_iso: iso(item.sent_at),
-      completed_at_iso: iso(item.completed_at),
+      created_at_iso: isoTime(item.created_at),
+      updated_at_iso: isoTime(item.updated_at),
+      claimed_at_iso: isoTimeOrNull(item.claimed_at),
+      approved_at_iso: isoTimeOrNull(item.approved_at),
+      sent_at_iso: isoTimeOrNull(item.sent_at),
+      completed_at_iso: isoTimeOrNull(item.completed_at),
     };
   }
 

@@ -1,4 +1,16 @@
-import { type Actor, type AuditLog, type ChainRegistry, type CoinId, coreErrors, type KeysetPage, keysetPage, newId, type ProjectKind } from '@gw/kernel';
+import {
+  type Actor,
+  type AuditLog,
+  type ChainRegistry,
+  type CoinId,
+  coreErrors,
+  isoTime,
+  isoTimeOrNull,
+  type KeysetPage,
+  keysetPage,
+  newId,
+  type ProjectKind,
+} from '@gw/kernel';
 import type { RateService } from '@gw/plugin-rates/contract';
 import type { ProjectService } from '@gw/plugin-tenancy/contract';
 import type { Knex } from 'knex';
@@ -284,8 +296,8 @@ export class PaymentLinksService implements PaymentLinks {
         metadata: link.metadata,
         url,
         qr_url: `${url}/qr.svg`,
-        created_at_iso: new Date(link.created_at).toISOString(),
-        deactivated_at_iso: link.deactivated_at === null ? null : new Date(link.deactivated_at).toISOString(),
+        created_at_iso: isoTime(link.created_at),
+        deactivated_at_iso: isoTimeOrNull(link.deactivated_at),
       });
     }
     return views;

@@ -7,6 +7,8 @@ import {
   publicBaseUrl,
   randomHex,
   type SessionEventType,
+  isoTime,
+  isoTimeOrNull,
 } from '@gw/kernel';
 import type { Knex } from 'knex';
 import { SESSION_OBSERVERS, type SessionInvoiceView, type SessionStatus, type SessionStatusChange, type SessionView } from '../contract.js';
@@ -107,7 +109,6 @@ export class SessionStore {
   }
 
   view(session: Session, invoices: readonly SessionInvoice[]): SessionView {
-    const iso = (d: Date | null) => (d === null ? null : new Date(d).toISOString());
     const current = invoices.find((i) => i.invoice_id === session.invoice_id);
     return {
       id: session.id,
@@ -134,13 +135,13 @@ export class SessionStore {
         status: i.status,
         amount_crypto: i.amount_crypto,
         late: i.late,
-        created_at_iso: new Date(i.created_at).toISOString(),
+        created_at_iso: isoTime(i.created_at),
       })),
       payment_link_id: session.payment_link_id,
       receipt_url: session.receipt_token === null ? null : this.receiptUrl(session.receipt_token),
-      expires_at_iso: new Date(session.expires_at).toISOString(),
-      completed_at_iso: iso(session.completed_at),
-      created_at_iso: new Date(session.created_at).toISOString(),
+      expires_at_iso: isoTime(session.expires_at),
+      completed_at_iso: isoTimeOrNull(session.completed_at),
+      created_at_iso: isoTime(session.created_at),
     };
   }
 
