@@ -36,7 +36,15 @@ test.before(async () => {
   const link = (
     await gw.kernel.cradle.sessionsLinks.create(
       project,
-      { price_currency: 'USD', price_amount: '20', allowed_coins: ['btc', 'eth'], description: `Ticket ${SCRIPT}`, max_uses: 5, metadata: { note: SCRIPT } },
+      {
+        price_currency: 'USD',
+        price_amount: '20',
+        allowed_coins: ['btc', 'eth'],
+        description: `Ticket ${SCRIPT}`,
+        line_items: [{ name: 'Seat', quantity: 2, unit_amount: '10' }],
+        max_uses: 5,
+        metadata: { note: SCRIPT },
+      },
       PARTNER,
     )
   ).link;
@@ -79,6 +87,7 @@ test.serial(
     const detail = await member.client.get(`${links()}/${linkId}`);
     t.is(detail.status, 200);
     t.true(detail.text.includes(`value="${link.url}"`), 'the URL to copy');
+    t.regex(detail.text, /<dt>Line items<\/dt><dd>2 × Seat at 10.00 USD<br><\/dd>/, 'the order lines in the link’s currency');
     t.true(detail.text.includes(`src="${new URL(link.qr_url).pathname}"`), 'the QR code from the gateway’s own origin');
     const qr = await fetch(`${gw.url}${new URL(link.qr_url).pathname}`);
     t.is(qr.status, 200, 'the image the page shows is served');
@@ -197,11 +206,13 @@ test.serial('checkout sessions: filters, a session with its invoices linking to 
   );
   for (const invoice of switched.invoices) t.true(fromLink.text.includes(`href="/dashboard/projects/${projectId}/invoices/${invoice.invoice_id}"`));
   t.regex(fromLink.text, /<dt>Coin picked<\/dt><dd>btc<\/dd>/);
+  t.regex(fromLink.text, /<dt>Line items<\/dt><dd>2 × Seat at 10.00 USD<br><\/dd>/, 'the link’s order lines');
 
   const detail = await member.client.get(`${sessions()}/${sessionId}`);
   t.is(detail.status, 200);
   t.true(detail.text.includes(`href="/dashboard/projects/${projectId}/invoices/${invoiceId}"`), 'the invoice links to its page');
   t.true(detail.text.includes('(current)'));
+  t.regex(detail.text, /<dt>Line items<\/dt><dd>—<\/dd>/, 'no order lines');
   t.false(detail.text.includes(SCRIPT));
   t.false(detail.text.includes('/expire"'), 'no expire button for a member');
   t.is((await member.client.post(`${sessions()}/${sessionId}/expire`, { _csrf: member.csrf })).status, 403);

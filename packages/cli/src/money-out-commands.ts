@@ -3,12 +3,12 @@
  * `gateway payouts create|list|get|cancel`, and `gateway trigger refund.<x>|payout.<x>`. A sandbox
  * secret (`sk_sandbox_`) talks to the sandbox mount, any other to the production one.
  */
-import type { GatewayClient, MoneyOutListQuery, MoneyOutStatus, PayoutRecipientInput, RefundRateRule } from '@gw/client';
+import type { GatewayClient, MoneyOutListQuery, PayoutRecipientInput } from '@gw/client';
 import { MONEY_OUT_STATUSES, REFUND_RATE_RULES } from '@gw/client';
 import { PartnerUsageError } from './credentials.js';
 import type { ResourceCommand } from './resource-command.js';
 import { moneyOutTriggerPlan, type MoneyOutStep } from './trigger-plan.js';
-import { dataFlag, flagText, idempotencyOption, oneId, type FlagValues } from './flag-values.js';
+import { choiceFlag, dataFlag, flagText, idempotencyOption, oneId, pageFlags, type FlagValues } from './flag-values.js';
 
 export const MONEY_OUT_VERBS = ['create', 'list', 'get', 'cancel'] as const;
 
@@ -31,13 +31,8 @@ export const MONEY_OUT_FLAGS = {
 } as const;
 
 function listQuery(values: FlagValues): MoneyOutListQuery {
-  const status = flagText(values, 'status');
-  if (status !== undefined && !(MONEY_OUT_STATUSES as readonly string[]).includes(status))
-    throw new PartnerUsageError(`--status must be one of ${MONEY_OUT_STATUSES.join(', ')}`);
-  const limit = flagText(values, 'limit');
-  if (limit !== undefined && !/^\d{1,3}$/.test(limit)) throw new PartnerUsageError('--limit must be a whole number');
-  const cursor = flagText(values, 'cursor');
-  return { ...(status ? { status: status as MoneyOutStatus } : {}), ...(limit ? { limit: Number(limit) } : {}), ...(cursor ? { cursor } : {}) };
+  const status = choiceFlag(values, 'status', MONEY_OUT_STATUSES);
+  return { ...(status ? { status } : {}), ...pageFlags(values, 3) };
 }
 
 /** Runs `gateway refunds <verb> ...`; returns the answer to print. */
@@ -46,12 +41,10 @@ export const runRefunds: ResourceCommand = async (gateway, verb, positionals, va
   switch (verb) {
     case 'create': {
       const invoiceId = oneId('refunds', 'create', positionals);
-      const rateRule = flagText(values, 'rate-rule');
-      if (rateRule !== undefined && !(REFUND_RATE_RULES as readonly string[]).includes(rateRule))
-        throw new PartnerUsageError(`--rate-rule must be one of ${REFUND_RATE_RULES.join(', ')}`);
+      const rateRule = choiceFlag(values, 'rate-rule', REFUND_RATE_RULES);
       const body = {
         ...(flagText(values, 'amount') ? { amount: flagText(values, 'amount')! } : {}),
-        ...(rateRule ? { rate_rule: rateRule as RefundRateRule } : {}),
+        ...(rateRule ? { rate_rule: rateRule } : {}),
         ...(flagText(values, 'spread') ? { spread_percent: flagText(values, 'spread')! } : {}),
         ...(flagText(values, 'address') ? { address: flagText(values, 'address')! } : {}),
         ...(flagText(values, 'email') ? { email: flagText(values, 'email')! } : {}),

@@ -3,11 +3,11 @@
  * checkout-sessions create|list|get|expire` and `gateway payment-links create|list|get|deactivate`.
  * A sandbox secret (`sk_sandbox_`) talks to the sandbox mount, any other to the production one.
  */
-import type { CheckoutSessionQuery, CheckoutSessionStatus, CreateCheckoutSessionInput, CreatePaymentLinkInput, PaymentLinkQuery } from '@gw/client';
+import type { CheckoutSessionQuery, CreateCheckoutSessionInput, CreatePaymentLinkInput, PaymentLinkQuery } from '@gw/client';
 import { CHECKOUT_SESSION_STATUSES } from '@gw/client';
 import { PartnerUsageError } from './credentials.js';
 import type { ResourceCommand } from './resource-command.js';
-import { dataFlag, flagText, idempotencyOption, oneId, type FlagValues } from './flag-values.js';
+import { choiceFlag, dataFlag, flagText, idempotencyOption, oneId, pageFlags, wholeNumberFlag, yesNoFlag, type FlagValues } from './flag-values.js';
 
 export const SESSION_VERBS = ['create', 'list', 'get', 'expire'] as const;
 export const LINK_VERBS = ['create', 'list', 'get', 'deactivate'] as const;
@@ -35,19 +35,6 @@ export const SESSION_FLAGS = {
   cursor: { type: 'string' },
   'idempotency-key': { type: 'string' },
 } as const;
-
-function wholeNumber(values: FlagValues, name: string): number | undefined {
-  const value = flagText(values, name);
-  if (value === undefined) return undefined;
-  if (!/^\d{1,9}$/.test(value)) throw new PartnerUsageError(`--${name} must be a whole number`);
-  return Number(value);
-}
-
-function page(values: FlagValues): { limit?: number; cursor?: string } {
-  const limit = wholeNumber(values, 'limit');
-  const cursor = flagText(values, 'cursor');
-  return { ...(limit !== undefined ? { limit } : {}), ...(cursor ? { cursor } : {}) };
-}
 
 /**
  * The body of a create: `--data` (the whole JSON body) with the flags given on top of it, so a
@@ -82,7 +69,7 @@ export const runCheckoutSessions: ResourceCommand = async (gateway, verb, positi
         customer_email: flagText(values, 'email'),
         return_url: flagText(values, 'return-url'),
         cancel_url: flagText(values, 'cancel-url'),
-        expires_in: wholeNumber(values, 'expires-in'),
+        expires_in: wholeNumberFlag(values, 'expires-in'),
       });
       if (input['price_currency'] === undefined || input['price_amount'] === undefined)
         throw new PartnerUsageError('checkout-sessions create needs --currency and --amount (or them in --data)');
@@ -91,14 +78,12 @@ export const runCheckoutSessions: ResourceCommand = async (gateway, verb, positi
     case 'list': {
       if (positionals.length > 0)
         throw new PartnerUsageError('expected: gateway checkout-sessions list [--status S] [--link ID] [--external-id X] [--limit N] [--cursor C]');
-      const status = flagText(values, 'status');
-      if (status !== undefined && !(CHECKOUT_SESSION_STATUSES as readonly string[]).includes(status))
-        throw new PartnerUsageError(`--status must be one of ${CHECKOUT_SESSION_STATUSES.join(', ')}`);
+      const status = choiceFlag(values, 'status', CHECKOUT_SESSION_STATUSES);
       const query: CheckoutSessionQuery = {
-        ...(status ? { status: status as CheckoutSessionStatus } : {}),
+        ...(status ? { status } : {}),
         ...(flagText(values, 'link') ? { payment_link_id: flagText(values, 'link')! } : {}),
         ...(flagText(values, 'external-id') ? { external_id: flagText(values, 'external-id')! } : {}),
-        ...page(values),
+        ...pageFlags(values),
       };
       return sessions.list(query);
     }
@@ -117,8 +102,7 @@ export const runPaymentLinks: ResourceCommand = async (gateway, verb, positional
   switch (verb) {
     case 'create': {
       if (positionals.length > 0) throw new PartnerUsageError('expected: gateway payment-links create --currency C (--amount X | --min X --max Y) [...]');
-      const askEmail = flagText(values, 'ask-email');
-      if (askEmail !== undefined && askEmail !== 'yes' && askEmail !== 'no') throw new PartnerUsageError('--ask-email must be yes or no');
+      const askEmail = yesNoFlag(values, 'ask-email');
       const input = body(values, {
         price_currency: flagText(values, 'currency'),
         price_amount: flagText(values, 'amount'),
@@ -126,8 +110,8 @@ export const runPaymentLinks: ResourceCommand = async (gateway, verb, positional
         max_amount: flagText(values, 'max'),
         allowed_coins: coins(values),
         description: flagText(values, 'description'),
-        max_uses: wholeNumber(values, 'max-uses'),
-        ask_email: askEmail === undefined ? undefined : askEmail === 'yes',
+        max_uses: wholeNumberFlag(values, 'max-uses'),
+        ask_email: askEmail,
         return_url: flagText(values, 'return-url'),
       });
       if (input['price_currency'] === undefined) throw new PartnerUsageError('payment-links create needs --currency (or it in --data)');
@@ -135,9 +119,8 @@ export const runPaymentLinks: ResourceCommand = async (gateway, verb, positional
     }
     case 'list': {
       if (positionals.length > 0) throw new PartnerUsageError('expected: gateway payment-links list [--active yes|no] [--limit N] [--cursor C]');
-      const active = flagText(values, 'active');
-      if (active !== undefined && active !== 'yes' && active !== 'no') throw new PartnerUsageError('--active must be yes or no');
-      const query: PaymentLinkQuery = { ...(active ? { active: active === 'yes' ? 'true' : 'false' } : {}), ...page(values) } as const;
+      const active = yesNoFlag(values, 'active');
+      const query: PaymentLinkQuery = { ...(active === undefined ? {} : { active: active ? 'true' : 'false' }), ...pageFlags(values) } as const;
       return links.list(query);
     }
     case 'get':

@@ -27,7 +27,7 @@ declare module '@gw/kernel' {
 export const CHECKOUT_EXPORTS: readonly ServiceName[] = ['checkoutBranding'];
 
 export type { Branding, BrandingService } from './services/branding-service.js';
-export { CHECKOUT_PANELS, type CheckoutPanel, type CheckoutPanelInput } from './panels.js';
+export { CHECKOUT_PANELS, readingPanel, type CheckoutPanel, type CheckoutPanelInput } from './panels.js';
 
 // The payer pages' toolkit: every page a payer sees (the checkout page, the sessions plugin's
 // pages, the refund claim page) speaks the same languages, chooses and switches them the same

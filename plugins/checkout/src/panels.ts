@@ -1,5 +1,6 @@
-import { extensionPoint, type Actor, type ProjectKind, type SafeHtml } from '@gw/kernel';
+import { extensionPoint, html, type Actor, type ProjectKind, type SafeHtml } from '@gw/kernel';
 import type { InvoiceView } from '@gw/plugin-invoices/contract';
+import type { Logger } from 'pino';
 import type { Locale } from './page/i18n.js';
 
 /** What a panel of one invoice's checkout page is rendered from. */
@@ -44,3 +45,36 @@ export interface CheckoutPanel {
 
 /** The checkout page's panels, contributed by other plugins (`contribute(CHECKOUT_PANELS, …)`). */
 export const CHECKOUT_PANELS = extensionPoint<CheckoutPanel>('checkout.panels');
+
+/**
+ * A panel without actions, on the page of every project kind, that reads what it shows (the payouts
+ * plugin's refund claims, the sessions plugin's order): `read` fetches it, `render` shows it. A
+ * failed read is logged (`failure`) and shows no panel rather than failing the payer's checkout page.
+ */
+export function readingPanel<T>(panel: {
+  readonly id: string;
+  readonly logger: Pick<Logger, 'warn'>;
+  readonly failure: string;
+  readonly read: (input: CheckoutPanelInput) => Promise<T>;
+  readonly render: (found: T, input: CheckoutPanelInput) => SafeHtml;
+}): CheckoutPanel {
+  return {
+    id: panel.id,
+    shows: () => true,
+    actions: [],
+    enabledActions: () => [],
+    render: async (input) => {
+      let found: T;
+      try {
+        found = await panel.read(input);
+      } catch (error) {
+        panel.logger.warn({ err: error, invoice_id: input.invoice.id }, panel.failure);
+        return html``;
+      }
+      return panel.render(found, input);
+    },
+    act: async () => {
+      // No actions: the checkout answers 404 for any name before it gets here.
+    },
+  };
+}

@@ -1,5 +1,5 @@
 import { contribute, html, withDeps } from '@gw/kernel';
-import { CHECKOUT_PANELS, formatDecimal, type CheckoutPanel } from '@gw/plugin-checkout/contract';
+import { CHECKOUT_PANELS, formatDecimal, readingPanel, type CheckoutPanel } from '@gw/plugin-checkout/contract';
 import { claimText } from './claim-i18n.js';
 
 /** The most refunds of one invoice the panel lists (an invoice rarely has more than one waiting). */
@@ -14,26 +14,21 @@ const SHOWN = 10;
 export const refundClaimPanels = contribute(
   CHECKOUT_PANELS,
   withDeps(['payoutsItems', 'chains', 'logger'], ({ payoutsItems, chains, logger }): CheckoutPanel[] => [
-    {
+    readingPanel({
       id: 'refund',
-      shows: () => true,
-      actions: [],
-      enabledActions: () => [],
-      render: async ({ invoice, locale }) => {
-        let waiting;
-        try {
-          const page = await payoutsItems.list({
-            projectId: invoice.project_id,
-            kind: 'refund',
-            invoiceId: invoice.id,
-            status: 'awaiting_claim',
-            limit: SHOWN,
-          });
-          waiting = page.items.filter((item) => item.claim_url !== null);
-        } catch (error) {
-          logger.warn({ err: error, invoice_id: invoice.id }, 'payouts: the checkout page could not read the invoice’s refunds');
-          return html``;
-        }
+      logger,
+      failure: 'payouts: the checkout page could not read the invoice’s refunds',
+      read: async ({ invoice }) => {
+        const page = await payoutsItems.list({
+          projectId: invoice.project_id,
+          kind: 'refund',
+          invoiceId: invoice.id,
+          status: 'awaiting_claim',
+          limit: SHOWN,
+        });
+        return page.items.filter((item) => item.claim_url !== null);
+      },
+      render: (waiting, { locale }) => {
         if (waiting.length === 0) return html``;
         return html`<section class="status refund-claim" id="refund-claim" aria-labelledby="refund-claim-title">
 <h2 id="refund-claim-title">${claimText(locale, 'panel_title')}</h2>
@@ -43,9 +38,6 @@ ${waiting.map((item) => {
 })}
 </section>`;
       },
-      act: async () => {
-        // No actions: the checkout answers 404 for any name before it gets here.
-      },
-    },
+    }),
   ]),
 );

@@ -120,10 +120,19 @@ export const payoutsPage = definePage<Services>({
     const period = { from: req.query.get('from') || thisMonth().from, to: req.query.get('to') || thisMonth().to };
     const books = await req.services.payoutsMoneyOut.books(moneyOutRange(req.project!.id, period.from, period.to));
     const admin = req.user.role === 'admin';
-    const more = (n: number, kind: ItemKind) =>
-      n >= LIST_LIMIT
-        ? html`<p class="note">More ${kind}s than shown: <code>gateway payout list --project ${req.project!.id} --kind ${kind}</code> pages through all.</p>`
-        : null;
+    /** The items of one kind (`Refunds`, `Payouts`) in the status picked, and how to page through more. */
+    const itemList = (kind: ItemKind, title: string, items: readonly ItemView[]) => html`<h2>${title}</h2>
+${table(
+  status ? `${title} ${status}, newest first` : `${title}, newest first`,
+  HEAD,
+  items.map((i) => itemRow(req, i)),
+  `No ${kind}s.`,
+)}
+${
+  items.length >= LIST_LIMIT
+    ? html`<p class="note">More ${kind}s than shown: <code>gateway payout list --project ${req.project!.id} --kind ${kind}</code> pages through all.</p>`
+    : null
+}`;
     return page(
       `Refunds and payouts of ${req.project!.name}`,
       html`<h1>Refunds and payouts</h1>
@@ -131,22 +140,8 @@ export const payoutsPage = definePage<Services>({
 <form method="get" action="${base(req)}"><label for="po-status">Status</label>
 <select id="po-status" name="status"><option value="">every status</option>${ITEM_STATUSES.map((s) => html`<option value="${s}"${s === status ? html` selected` : null}>${s}</option>`)}</select>
 <button type="submit">Show</button></form>
-<h2>Refunds</h2>
-${table(
-  status ? `Refunds ${status}, newest first` : 'Refunds, newest first',
-  HEAD,
-  refunds.items.map((i) => itemRow(req, i)),
-  'No refunds.',
-)}
-${more(refunds.items.length, 'refund')}
-<h2>Payouts</h2>
-${table(
-  status ? `Payouts ${status}, newest first` : 'Payouts, newest first',
-  HEAD,
-  payouts.items.map((i) => itemRow(req, i)),
-  'No payouts.',
-)}
-${more(payouts.items.length, 'payout')}
+${itemList('refund', 'Refunds', refunds.items)}
+${itemList('payout', 'Payouts', payouts.items)}
 ${admin ? null : html`<p class="note">You are a read-only member: approving, cancelling and batching are for administrators.</p>`}
 ${
   admin

@@ -13,7 +13,7 @@ import {
   table,
   when,
 } from '@gw/plugin-dashboard/contract';
-import { SESSION_STATUSES, type SessionStatus, type SessionView } from '../contract.js';
+import { SESSION_STATUSES, type LineItem, type SessionStatus, type SessionView } from '../contract.js';
 
 /** What the page reads (ADR 0011). */
 export const CHECKOUT_SESSIONS_PAGE_DEPS = ['sessionsCheckout'] as const;
@@ -36,13 +36,18 @@ export function sessionBadge(status: SessionStatus): SafeHtml {
   return badge(status, status === 'completed' ? 'good' : status === 'open' ? 'waiting' : 'ended');
 }
 
+/** The order lines of a session or payment link, one a line, priced in its currency; `—` for none. */
+export function lineItemsText(items: readonly LineItem[], currency: string): SafeHtml | string {
+  return items.length === 0 ? '—' : html`${items.map((l) => html`${l.quantity} × ${l.name} at ${l.unit_amount} ${currency}<br>`)}`;
+}
+
 function sessionFacts(req: DashboardRequest<Services>, s: SessionView): SafeHtml {
   return html`<dl class="facts">
 <dt>Price</dt><dd>${s.price_amount} ${s.price_currency}</dd>
 <dt>Coins offered</dt><dd>${s.allowed_coins.join(', ')}</dd>
 <dt>Coin picked</dt><dd>${s.coin ?? 'none yet'}</dd>
 <dt>Description</dt><dd>${s.description ?? '—'}</dd>
-<dt>Line items</dt><dd>${s.line_items.length === 0 ? '—' : s.line_items.map((l) => html`${l.quantity} × ${l.name} at ${l.unit_amount} ${s.price_currency}<br>`)}</dd>
+<dt>Line items</dt><dd>${lineItemsText(s.line_items, s.price_currency)}</dd>
 <dt>External id</dt><dd>${s.external_id ?? '—'}</dd>
 <dt>Payer’s e-mail</dt><dd>${s.customer_email ?? '—'}</dd>
 <dt>Payment link</dt><dd>${s.payment_link_id ? html`<a href="/dashboard/projects/${req.project!.id}/payment-links/${s.payment_link_id}"><code>${s.payment_link_id}</code></a>` : '— (created over the API)'}</dd>

@@ -16,7 +16,7 @@ import {
 } from '@gw/plugin-dashboard/contract';
 import type { CreateLinkInput, PaymentLinkView } from '../contract.js';
 import { TEXT_LIMITS } from '../services/order.js';
-import { sessionBadge, sessionsBase } from './checkout-sessions-page.js';
+import { lineItemsText, sessionBadge, sessionsBase } from './checkout-sessions-page.js';
 
 /** What the page reads (ADR 0011). */
 export const PAYMENT_LINKS_PAGE_DEPS = ['ratesService', 'sessionsCoins', 'sessionsLinks', 'sessionsCheckout'] as const;
@@ -153,7 +153,7 @@ ${req.user.role === 'admin' ? createForm(req, coins) : html`<p class="note">You 
 <dt>Uses</dt><dd>${linkUses(link)}${link.max_uses === null ? ' (no limit)' : ''}</dd>
 <dt>Asks for an e-mail address</dt><dd>${link.ask_email ? 'yes' : 'no'}</dd>
 <dt>Return URL</dt><dd>${link.return_url ? html`<code class="wrap">${link.return_url}</code>` : '—'}</dd>
-<dt>Line items</dt><dd>${link.line_items.length === 0 ? '—' : link.line_items.map((l) => html`${l.quantity} × ${l.name} at ${l.unit_amount} ${link.price_currency}<br>`)}</dd>
+<dt>Line items</dt><dd>${lineItemsText(link.line_items, link.price_currency)}</dd>
 <dt>Created</dt><dd>${when(link.created_at_iso)}</dd>
 <dt>Deactivated</dt><dd>${when(link.deactivated_at_iso)}</dd>
 </dl>

@@ -1,5 +1,5 @@
 import { contribute, html, withDeps } from '@gw/kernel';
-import { CHECKOUT_PANELS, type CheckoutPanel } from '@gw/plugin-checkout/contract';
+import { CHECKOUT_PANELS, readingPanel, type CheckoutPanel } from '@gw/plugin-checkout/contract';
 import { orderSummary } from './order-summary.js';
 import { pathOf } from './payer-format.js';
 import { payerText } from './payer-texts.js';
@@ -14,19 +14,12 @@ import { payerText } from './payer-texts.js';
 export const sessionOrderPanels = contribute(
   CHECKOUT_PANELS,
   withDeps(['sessionsCheckout', 'chains', 'logger'], ({ sessionsCheckout, chains, logger }): CheckoutPanel[] => [
-    {
+    readingPanel({
       id: 'session',
-      shows: () => true,
-      actions: [],
-      enabledActions: () => [],
-      render: async ({ invoice, locale }) => {
-        let session;
-        try {
-          session = await sessionsCheckout.ofInvoice(invoice.id);
-        } catch (error) {
-          logger.warn({ err: error, invoice_id: invoice.id }, 'sessions: the checkout page could not read the session of an invoice');
-          return html``;
-        }
+      logger,
+      failure: 'sessions: the checkout page could not read the session of an invoice',
+      read: ({ invoice }) => sessionsCheckout.ofInvoice(invoice.id),
+      render: (session, { invoice, locale }) => {
         if (!session) return html``;
         const t = (key: Parameters<typeof payerText>[1]) => payerText(locale, key);
         // Switching is offered from the session's current invoice only: an older one was switched away from.
@@ -44,9 +37,6 @@ export const sessionOrderPanels = contribute(
 ${session.status === 'completed' && session.receipt_url ? html`<p><a class="button" id="session-receipt" href="${pathOf(session.receipt_url)}?lang=${locale}">${t('view_receipt')}</a></p>` : null}`,
         });
       },
-      act: async () => {
-        // No actions: the checkout answers 404 for any name before it gets here.
-      },
-    },
+    }),
   ]),
 );
