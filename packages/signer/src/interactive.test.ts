@@ -4,8 +4,7 @@ import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { SignedFile } from '@gw/chain-api';
-import { BTC } from './chains.js';
-import { btcPlan, externalAddress, MNEMONIC, SIGNER_BIN } from './testing.js';
+import { btcPlanOnDisk, MNEMONIC, SIGNER_BIN } from './testing.js';
 
 /**
  * Runs the command on a pseudo-terminal (util-linux `script`), answering each prompt once it is
@@ -50,23 +49,11 @@ function onTerminal(args: readonly string[], answers: readonly { after: string; 
   });
 }
 
-function planOnDisk(passphrase?: string): { planPath: string; signedPath: string; txid: string } {
-  const dir = mkdtempSync(join(tmpdir(), 'gateway-signer-tty-'));
-  const { plan } = btcPlan({
-    chain: BTC,
-    network: 'regtest',
-    inputs: [{ index: 1, value: 60_000n }],
-    outputs: [{ external: externalAddress(BTC.networks['regtest']!.params), value: 59_000n }],
-    fee: 1_000n,
-    ...(passphrase === undefined ? {} : { passphrase }),
-  });
-  const planPath = join(dir, 'plan.json');
-  writeFileSync(planPath, JSON.stringify(plan));
-  return { planPath, signedPath: join(dir, 'plan.signed.json'), txid: plan.unsigned.txid };
-}
+/** The plan every test here signs at the terminal. */
+const planOnDisk = (passphrase?: string) => btcPlanOnDisk('gateway-signer-tty-', { index: 1, value: 60_000n }, passphrase);
 
 test('at a terminal: the secret is asked without echo, the plan is shown, and "y" signs', async (t) => {
-  const { planPath, signedPath, txid } = planOnDisk();
+  const { planPath, signedPath, plan } = planOnDisk();
   const { code, screen } = await onTerminal(
     ['sign', planPath],
     [
@@ -78,7 +65,7 @@ test('at a terminal: the secret is asked without echo, the plan is shown, and "y
   t.false(screen.includes('abandon'), 'the mnemonic typed is not echoed');
   t.regex(screen, /EXTERNAL/);
   t.is((JSON.parse(readFileSync(signedPath, 'utf8')) as SignedFile).plan_id.length > 0, true);
-  t.regex(screen, new RegExp(`Signed transaction ${txid}`));
+  t.regex(screen, new RegExp(`Signed transaction ${plan.unsigned.txid}`));
 });
 
 test('at a terminal: any answer but yes signs nothing', async (t) => {

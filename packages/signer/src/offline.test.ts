@@ -6,8 +6,7 @@ import { fileURLToPath } from 'node:url';
 import type { AccountSignedFile, SignedFile } from '@gw/chain-api';
 import { Transaction } from 'ethers';
 import { accountPlan, evmSigner, evmTx, evmWallet, externalEvmAddress, SEPOLIA_CHAIN_ID, step } from './account-testing.js';
-import { BTC } from './chains.js';
-import { btcPlan, externalAddress, MNEMONIC, runSignerProcess, SIGNER_BIN } from './testing.js';
+import { btcPlanOnDisk, MNEMONIC, runSignerProcess, SIGNER_BIN } from './testing.js';
 
 const PACKAGE = fileURLToPath(new URL('..', import.meta.url));
 
@@ -18,16 +17,7 @@ const PACKAGE = fileURLToPath(new URL('..', import.meta.url));
 const NO_NETWORK = process.getuid?.() === 0 ? ['unshare', '--net', '--'] : ['unshare', '--user', '--map-root-user', '--net', '--'];
 
 test('gateway-signer signs a plan inside a network namespace without interfaces', async (t) => {
-  const dir = mkdtempSync(join(tmpdir(), 'gateway-signer-offline-'));
-  const { plan } = btcPlan({
-    chain: BTC,
-    network: 'regtest',
-    inputs: [{ index: 3, value: 75_000n }],
-    outputs: [{ external: externalAddress(BTC.networks['regtest']!.params), value: 74_000n }],
-    fee: 1_000n,
-  });
-  const planPath = join(dir, 'plan.json');
-  writeFileSync(planPath, JSON.stringify(plan));
+  const { dir, plan, planPath, signedPath } = btcPlanOnDisk('gateway-signer-offline-', { index: 3, value: 75_000n });
   const keyPath = join(dir, 'key');
   writeFileSync(keyPath, MNEMONIC);
   // In the same namespace, before the signer: what interfaces there are, and what a connection gets.
@@ -43,7 +33,7 @@ test('gateway-signer signs a plan inside a network namespace without interfaces'
   t.regex(links[0]!, /^1: lo: <LOOPBACK>/, 'only the loopback, and it is down');
   t.regex(run.stderr, /CONNECT ENETUNREACH/);
 
-  const signed = JSON.parse(readFileSync(join(dir, 'plan.signed.json'), 'utf8')) as SignedFile;
+  const signed = JSON.parse(readFileSync(signedPath, 'utf8')) as SignedFile;
   t.is(signed.plan_id, plan.plan_id);
   t.regex(run.stderr, new RegExp(`Signed transaction ${plan.unsigned.txid}`));
 });

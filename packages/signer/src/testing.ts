@@ -17,7 +17,7 @@ import { wordlist } from '@scure/bip39/wordlists/english';
 import { BIP32Factory, type BIP32Interface } from 'bip32';
 import * as bitcoin from 'bitcoinjs-lib';
 import { p2wpkhVsize, type PlanFile, type PlanFileOutput } from '@gw/chain-api';
-import type { Bip84Chain } from './chains.js';
+import { BTC, type Bip84Chain } from './chains.js';
 import { runSigner } from './cli.js';
 
 bitcoin.initEccLib(ecc);
@@ -277,6 +277,30 @@ export function tempFolder(prefix: string): { dir: string; path: (name: string) 
       return written;
     },
   };
+}
+
+/**
+ * A regtest BTC plan written as `plan.json` to a fresh folder (`prefix`), as an operator hands it to
+ * the command: deposit address `input.index` holding `input.value` pays all but a 1,000 sat fee to an
+ * external address. `signedPath` is where the signer writes the signed file by default.
+ */
+export function btcPlanOnDisk(
+  prefix: string,
+  input: { index: number; value: bigint },
+  passphrase?: string,
+): { dir: string; plan: PlanFile; planPath: string; signedPath: string } {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  const { plan } = btcPlan({
+    chain: BTC,
+    network: 'regtest',
+    inputs: [input],
+    outputs: [{ external: externalAddress(BTC.networks['regtest']!.params), value: input.value - 1_000n }],
+    fee: 1_000n,
+    ...(passphrase === undefined ? {} : { passphrase }),
+  });
+  const planPath = join(dir, 'plan.json');
+  writeFileSync(planPath, JSON.stringify(plan));
+  return { dir, plan, planPath, signedPath: join(dir, 'plan.signed.json') };
 }
 
 /** Where the signer writes the signed file of the plan at `planPath` by default. */
