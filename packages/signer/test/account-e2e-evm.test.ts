@@ -26,14 +26,8 @@ const USDC = 10n ** 6n;
 
 test.before(async () => {
   chain = await EvmTreasuryChain.start();
-  const { anvil, funder, contracts } = chain;
-  await anvil.sendEth(funder, chain.gasAccount.address, 10n ** 19n);
-  for (let i = 0; i < 8; i++) {
-    const { address } = chain.source(i);
-    await anvil.sendToken(contracts.erc20, funder, address, BigInt(i + 1) * TOK);
-    await anvil.sendToken(contracts.eip3009, funder, address, BigInt(i + 1) * USDC);
-    if (i < 2) await anvil.sendEth(funder, address, 10n ** 16n);
-  }
+  await chain.fundGasAccount();
+  await chain.payDeposits(8, (i) => ({ tok: BigInt(i + 1) * TOK, usdc: BigInt(i + 1) * USDC, ...(i < 2 ? { eth: 10n ** 16n } : {}) }));
 });
 test.after.always(async () => {
   await chain?.stop();

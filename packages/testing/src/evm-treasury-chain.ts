@@ -166,6 +166,25 @@ export class EvmTreasuryChain {
     return this.broadcast(round2, this.signRound(round2));
   }
 
+  /** Funds the gas account with 10 ETH from the funder (a real transfer). */
+  async fundGasAccount(): Promise<void> {
+    await this.anvil.sendEth(this.funder, this.gasAccount.address, 10n ** 19n);
+  }
+
+  /**
+   * Pays deposit addresses 0 … count - 1 by real transfers from the funder: `paid(i)` is what
+   * address i receives of the ERC-20 (`tok`), the EIP-3009 token (`usdc`) and, when given, ETH.
+   */
+  async payDeposits(count: number, paid: (index: number) => { tok: bigint; usdc: bigint; eth?: bigint }): Promise<void> {
+    for (let i = 0; i < count; i++) {
+      const { address } = this.source(i);
+      const { tok, usdc, eth } = paid(i);
+      await this.anvil.sendToken(this.contracts.erc20, this.funder, address, tok);
+      await this.anvil.sendToken(this.contracts.eip3009, this.funder, address, usdc);
+      if (eth !== undefined) await this.anvil.sendEth(this.funder, address, eth);
+    }
+  }
+
   /**
    * Sets balances without transactions (benchmarks of many addresses): the tokens' `_balances`
    * mapping is slot 0 in both test tokens (OpenZeppelin's ERC20 storage comes first).

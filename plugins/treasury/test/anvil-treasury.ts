@@ -35,7 +35,7 @@ export async function startAnvilTreasury(options: {
 }): Promise<AnvilTreasury> {
   const chain = await EvmTreasuryChain.start();
   const network = await options.network(chain);
-  await chain.anvil.sendEth(chain.funder, chain.gasAccount.address, 10n ** 19n);
+  await chain.fundGasAccount();
   const config = {
     'chains.testNetworks': { eth: 'anvil' },
     'plugins.rates.providers': ['fixed'],

@@ -28,14 +28,8 @@ const ETH_PAID = [0, 1, 2, 3, 4];
 
 test.before(async () => {
   chain = await EvmTreasuryChain.start();
-  const { anvil, funder, contracts } = chain;
-  await anvil.sendEth(funder, chain.gasAccount.address, 10n ** 19n);
-  for (let i = 0; i < 20; i++) {
-    const { address } = chain.source(i);
-    await anvil.sendToken(contracts.erc20, funder, address, tokPaid(i));
-    await anvil.sendToken(contracts.eip3009, funder, address, usdcPaid(i));
-    if (ETH_PAID.includes(i)) await anvil.sendEth(funder, address, ethPaid(i));
-  }
+  await chain.fundGasAccount();
+  await chain.payDeposits(20, (i) => ({ tok: tokPaid(i), usdc: usdcPaid(i), ...(ETH_PAID.includes(i) ? { eth: ethPaid(i) } : {}) }));
 });
 test.after.always(async () => {
   await chain?.stop();
