@@ -23,6 +23,7 @@ export * from './browser.js';
 export * from './cli.js';
 export * from './loopback.js';
 export * from './teardown.js';
+export * from './status-observer.js';
 export * from './api-invoices.js';
 export * from './solidity.js';
 export * from './evm-treasury-chain.js';

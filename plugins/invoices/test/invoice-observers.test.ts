@@ -17,16 +17,10 @@ import { INVOICE_OBSERVERS, type InvoiceObserver, type InvoiceStatusChange } fro
 import { invoicesPlugin } from '../src/index.js';
 import { confirmInvoice, expireInvoice, payInvoice } from '../src/testing.js';
 import { ALL_CHAINS, FIXED_RATES, projectWithPools, type TestProject } from './helpers.js';
+import { StatusChangeRecorder } from '@gw/testing';
 
-/** What the observer saw of one change: the invoice's status inside the change's transaction and outside it (committed). */
-interface Seen {
-  readonly change: InvoiceStatusChange;
-  readonly inside: string | undefined;
-  readonly outside: string | undefined;
-}
-const seen: Seen[] = [];
-/** The observer throws on a change to this status (and records nothing). */
-let failOn: string | null = null;
+/** What the observer saw of each change: the invoice's status inside the change's transaction and outside it; it throws on a change to `failOn`. */
+const observed = new StatusChangeRecorder<InvoiceStatusChange>('invoices_invoices', (change) => change.invoiceId);
 
 const observerPlugin = definePlugin({
   id: 'invoice-observer-probe',
@@ -36,12 +30,7 @@ const observerPlugin = definePlugin({
       INVOICE_OBSERVERS,
       withDeps(['db'], (deps): InvoiceObserver[] => [
         {
-          async onStatus(trx: Knex.Transaction, change: InvoiceStatusChange) {
-            if (failOn === change.status) throw new Error(`observer refuses ${change.status}`);
-            const inside = (await trx('invoices_invoices').where('id', change.invoiceId).first())?.status;
-            const outside = (await deps.db('invoices_invoices').where('id', change.invoiceId).first())?.status;
-            seen.push({ change, inside, outside });
-          },
+          onStatus: (trx: Knex.Transaction, change: InvoiceStatusChange) => observed.record(trx, change, deps.db),
         },
       ]),
     ),
@@ -73,7 +62,9 @@ async function invoice(externalId: string, amountCrypto = '0.01') {
 
 /** What the observer heard of the invoice, as `from>to event`, and the statuses it saw. */
 function heard(invoiceId: string): string[] {
-  return seen.filter((s) => s.change.invoiceId === invoiceId).map((s) => `${s.change.previousStatus ?? 'new'}>${s.change.status} ${s.change.eventType ?? '-'}`);
+  return observed.seen
+    .filter((s) => s.change.invoiceId === invoiceId)
+    .map((s) => `${s.change.previousStatus ?? 'new'}>${s.change.status} ${s.change.eventType ?? '-'}`);
 }
 
 test.serial('paid: each change once, in its transaction (the new status inside, the old one outside), with the totals after it', async (t) => {
@@ -82,7 +73,7 @@ test.serial('paid: each change once, in its transaction (the new status inside, 
   await payInvoice(gw.kernel.cradle, project.projectId, id);
   await confirmInvoice(gw.kernel.cradle, project.projectId, id);
   t.deepEqual(heard(id), ['pending>detected invoice.detected', 'detected>paid invoice.paid']);
-  const [detected, paid] = seen.filter((s) => s.change.invoiceId === id);
+  const [detected, paid] = observed.seen.filter((s) => s.change.invoiceId === id);
   t.like(detected, { inside: 'detected', outside: 'pending' });
   t.like(paid, { inside: 'paid', outside: 'detected' });
   t.like(paid!.change, {
@@ -103,7 +94,7 @@ test.serial('partial: the short settlement and a top-up still short, each with w
   await payInvoice(gw.kernel.cradle, project.projectId, id, { amountUnits: 4_000_000_000_000_000n, confirmations: 12 });
   await payInvoice(gw.kernel.cradle, project.projectId, id, { amountUnits: 1_000_000_000_000_000n, confirmations: 12 });
   t.deepEqual(heard(id), ['pending>detected invoice.detected', 'detected>partial invoice.partial', 'partial>partial invoice.partial']);
-  const changes = seen.filter((s) => s.change.invoiceId === id).map((s) => s.change.receivedUnits);
+  const changes = observed.seen.filter((s) => s.change.invoiceId === id).map((s) => s.change.receivedUnits);
   t.deepEqual(changes, [4_000_000_000_000_000n, 4_000_000_000_000_000n, 5_000_000_000_000_000n]);
 });
 
@@ -141,7 +132,7 @@ test.serial('expired and cancelled (no event) are heard; attributing a late paym
   if (!('invoice' in result)) return t.fail('attribution refused');
   t.deepEqual(heard(result.invoice.id), ['new>paid invoice.paid']);
   t.like(
-    seen.find((s) => s.change.invoiceId === result.invoice.id),
+    observed.seen.find((s) => s.change.invoiceId === result.invoice.id),
     {
       inside: 'paid',
       outside: undefined,
@@ -152,11 +143,11 @@ test.serial('expired and cancelled (no event) are heard; attributing a late paym
 
 test.serial('an observer that throws rolls the change back: nothing of it is written, and it is heard when it finally happens', async (t) => {
   const { id } = await invoice('obs-refused');
-  failOn = 'cancelled';
+  observed.failOn = 'cancelled';
   try {
     await t.throwsAsync(gw.kernel.cradle.invoicesService.cancel(project.projectId, id, CLI_ACTOR), { message: 'observer refuses cancelled' });
   } finally {
-    failOn = null;
+    observed.failOn = null;
   }
   t.is((await gw.kernel.cradle.invoicesService.get(project.projectId, id)).status, 'pending');
   const audited = await gw.kernel.cradle.db('kernel_audit_log').where({ target: `invoice:${id}`, action: 'invoice.cancel' });

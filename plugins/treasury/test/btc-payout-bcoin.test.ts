@@ -9,7 +9,7 @@
 import test from 'ava';
 import { type Actor, CLI_ACTOR } from '@gw/kernel';
 import { waitFor, type TestKernel } from '@gw/kernel/testing';
-import { type Bcoin, type TestProject, stopAll } from '@gw/testing';
+import { type Bcoin, StatusChangeRecorder, type TestProject, stopAll } from '@gw/testing';
 import { WEBHOOK_PLUGINS } from '@gw/plugin-webhooks/testing';
 import { scanOnce } from '@gw/plugin-watchers/testing';
 import type { PlanStatusChange } from '../src/index.js';
@@ -18,22 +18,9 @@ import { paidInvoice as paidInvoiceOf, payoutObserverProbe, signOffline, startBc
 
 const FEE_RATE = 2n;
 
-/** What the observer saw of one change: the plan's status inside the change's transaction and outside it (committed). */
-interface Seen {
-  readonly change: PlanStatusChange;
-  readonly inside: string | undefined;
-  readonly outside: string | undefined;
-}
-const seen: Seen[] = [];
-/** The observer throws on a change to this status (and records nothing). */
-let failOn: string | null = null;
-
-const observerPlugin = payoutObserverProbe(async (trx, change, db) => {
-  if (failOn === change.status) throw new Error(`observer refuses ${change.status}`);
-  const inside = (await trx('treasury_plans').where('id', change.planId).first())?.status;
-  const outside = (await db('treasury_plans').where('id', change.planId).first())?.status;
-  seen.push({ change, inside, outside });
-});
+/** What the observer saw of each change: the plan's status inside the change's transaction and outside it; it throws on a change to `failOn`. */
+const observed = new StatusChangeRecorder<PlanStatusChange>('treasury_plans', (change) => change.planId);
+const observerPlugin = payoutObserverProbe((trx, change, db) => observed.record(trx, change, db));
 
 let node: Bcoin;
 let gw: TestKernel;
@@ -68,7 +55,7 @@ async function plan(request: Partial<PayoutPlanRequest> & Pick<PayoutPlanRequest
   );
 }
 
-const changesOf = (planId: string) => seen.filter((s) => s.change.planId === planId);
+const changesOf = (planId: string) => observed.seen.filter((s) => s.change.planId === planId);
 
 let recipients: { reference: string; address: string; units: bigint }[] = [];
 let planId: string;
@@ -112,7 +99,7 @@ test.serial('a payout plan pays two external recipients from the oldest received
 });
 
 test.serial('a payout the source cannot cover is refused, and one from an address whose outputs another plan holds', async (t) => {
-  const before = seen.length;
+  const before = observed.seen.length;
   const tooMuch = await t.throwsAsync(plan({ recipients: [{ reference: 'big', address: recipients[0]!.address, units: 5_000_000n }] }));
   t.is((tooMuch as { code?: string }).code, 'treasury_insufficient_value');
 
@@ -126,7 +113,7 @@ test.serial('a payout the source cannot cover is refused, and one from an addres
 
   const wrong = await t.throwsAsync(plan({ recipients: [{ reference: 'w', address: 'bc1qcr8te4kr609gcawutmrza0j4xv80jy8z306fyu', units: 10_000n }] }));
   t.is((wrong as { code?: string }).code, 'treasury_wrong_network');
-  t.is(seen.length, before, 'nothing was planned, so no observer heard of it');
+  t.is(observed.seen.length, before, 'nothing was planned, so no observer heard of it');
   t.is((await api('GET', '/api/v1/treasury/plans?status=awaiting_signature')).body.plans.length, 1);
 });
 
@@ -139,10 +126,10 @@ test.serial(
     t.is(review.match(/EXTERNAL/g)?.length, 2);
     t.regex(review, /OWN at m\/84'\/1'\/0'\/1\//);
 
-    failOn = 'signed';
+    observed.failOn = 'signed';
     const refused = await t.throwsAsync(gw.kernel.cradle.treasurySignedImport.import({ planId, text: signed }, {}, ACTOR));
     t.regex(refused!.message, /observer refuses signed/);
-    failOn = null;
+    observed.failOn = null;
     t.is((await api('GET', `/api/v1/treasury/plans/${planId}`)).body.status, 'awaiting_signature', 'the throw rolled the signature back');
 
     const imported = await api('POST', `/api/v1/treasury/plans/${planId}/signed`, { signed });
@@ -230,7 +217,7 @@ test.serial(
     t.deepEqual(first.invalidated, []);
     await scan();
     t.deepEqual((await gw.kernel.cradle.treasuryTracker.track()).invalidated, [bump.body.id]);
-    const [invalidated, repeated] = seen.slice(-2).map((s) => s.change);
+    const [invalidated, repeated] = observed.seen.slice(-2).map((s) => s.change);
     t.like(invalidated, { planId: bump.body.id, status: 'invalidated', replacedBy: original.planId });
     t.like(repeated, { planId: original.planId, previousStatus: 'confirmed', status: 'confirmed' });
     t.is(repeated!.recipients![0]!.outcome, 'confirmed');
