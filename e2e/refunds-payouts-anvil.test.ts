@@ -12,10 +12,10 @@
 import test from 'ava';
 import { HDNodeWallet, Mnemonic } from 'ethers';
 import { chains as shippedChains, plugins } from '@gw/app-gateway';
-import { CLI_ACTOR, defineChain } from '@gw/kernel';
+import { defineChain } from '@gw/kernel';
 import { signedFetch, startTestKernel, type TestKernel } from '@gw/kernel/testing';
 import { createEvmAdapter } from '@gw/chain-evm';
-import { cliRunner, EvmTreasuryChain, FAST_RETRIES, FIXED_RATES, Receiver, TREASURY_TEST_MNEMONIC, type TestProject, stopAll } from '@gw/testing';
+import { activeUser, cliRunner, EvmTreasuryChain, FAST_RETRIES, FIXED_RATES, Receiver, TREASURY_TEST_MNEMONIC, type TestProject, stopAll } from '@gw/testing';
 import { approveAndBatch, expectPayoutsCompleted } from '@gw/plugin-payouts/testing';
 import { signOffline, treasuryApi, treasuryOperator } from '@gw/plugin-treasury/testing';
 
@@ -62,8 +62,7 @@ test.before(async () => {
   let operatorId: string;
   ({ operatorId, project, token } = await treasuryOperator(gw, 'payouts-anvil', 'eth'));
   // The CLI approves as a named active administrator (`--as`).
-  const admin = await gw.kernel.cradle.tenancyUsers.invite({ email: ADMIN, role: 'admin', operator: operatorId }, CLI_ACTOR);
-  await gw.kernel.cradle.db('tenancy_users').where('id', admin.id).update({ status: 'active' });
+  await activeUser(gw, { email: ADMIN, role: 'admin', operator: operatorId });
   const hook = await cli('webhook', 'set', '--project', project.projectId, '--url', `${receiver.url}/hooks`, '--json');
   if (hook.code !== 0) throw new Error(hook.stdout + hook.stderr);
 });

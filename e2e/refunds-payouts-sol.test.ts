@@ -14,7 +14,7 @@ import { chains, plugins } from '@gw/app-gateway';
 import { CLI_ACTOR } from '@gw/kernel';
 import { signedFetch, startTestKernel, type TestKernel } from '@gw/kernel/testing';
 import { ata, freshAddress, fundedSigner, installMint, LAMPORTS_PER_SOL, LiteSvmLedger, mintTo } from '@gw/chain-sol/testing';
-import { cliRunner, FAST_RETRIES, FIXED_RATES, projectWithPools, Receiver, stopAll, type TestProject } from '@gw/testing';
+import { activeUser, cliRunner, FAST_RETRIES, FIXED_RATES, projectWithPools, Receiver, stopAll, type TestProject } from '@gw/testing';
 import { approveAndBatch, expectPayoutsCompleted } from '@gw/plugin-payouts/testing';
 import { signOffline, treasuryApi } from '@gw/plugin-treasury/testing';
 
@@ -59,8 +59,7 @@ test.before(async () => {
   // Payouts from the funding account need no wallet of the project on the chain.
   project = await projectWithPools(gw, operatorId, [], 'testnet');
   token = (await gw.kernel.cradle.tenancyPats.create({ scopes: ['treasury:read', 'treasury:write'], operator: operatorId }, CLI_ACTOR)).token;
-  const admin = await gw.kernel.cradle.tenancyUsers.invite({ email: ADMIN, role: 'admin', operator: operatorId }, CLI_ACTOR);
-  await gw.kernel.cradle.db('tenancy_users').where('id', admin.id).update({ status: 'active' });
+  await activeUser(gw, { email: ADMIN, role: 'admin', operator: operatorId });
   const hook = await cli('webhook', 'set', '--project', project.projectId, '--url', `${receiver.url}/hooks`, '--json');
   if (hook.code !== 0) throw new Error(hook.stdout + hook.stderr);
 });

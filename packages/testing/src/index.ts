@@ -7,6 +7,7 @@
 export * from './chains.js';
 export * from './reference-chain.js';
 export * from './projects.js';
+export * from './users.js';
 export * from './signers.js';
 export * from './receiver.js';
 export * from './webhooks.js';

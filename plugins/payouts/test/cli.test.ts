@@ -12,7 +12,7 @@ import { treasuryPlugin } from '@gw/plugin-treasury';
 import { watchersPlugin } from '@gw/plugin-watchers';
 import { checkoutPlugin } from '@gw/plugin-checkout';
 import { oauthPlugin } from '@gw/plugin-oauth';
-import { ALL_CHAINS, FIXED_RATES, cliRunner } from '@gw/testing';
+import { activeUser, ALL_CHAINS, FIXED_RATES, cliRunner } from '@gw/testing';
 import { payoutsPlugin } from '../src/index.js';
 import { overpaidSandboxInvoice } from './helpers.js';
 
@@ -69,11 +69,7 @@ test.serial('list, show, approve, cancel and policy with --json; approval as the
 
   // The CLI approves as a named active administrator, recorded as that user; never without one, never as a member.
   const operatorId = (await gw.kernel.cradle.tenancyProjects.get(projectId)).operator_id;
-  const user = async (email: string, role: 'admin' | 'member') => {
-    const invited = await gw.kernel.cradle.tenancyUsers.invite({ email, operator: operatorId, role }, CLI_ACTOR);
-    await gw.kernel.cradle.db('tenancy_users').where('id', invited.id).update({ status: 'active' });
-    return invited;
-  };
+  const user = (email: string, role: 'admin' | 'member') => activeUser(gw, { email, operator: operatorId, role });
   const admin = await user('cli-admin@example.com', 'admin');
   await user('cli-member@example.com', 'member');
   t.not((await runCli('payout', 'approve', '--id', refund.id, '--json')).code, 0, '--as is required');

@@ -16,7 +16,7 @@ import { confirmOnBcoin, paidInvoice, startBcoinTreasury } from '@gw/plugin-trea
 import { scanOnce } from '@gw/plugin-watchers/testing';
 import { checkoutPlugin } from '@gw/plugin-checkout';
 import { oauthPlugin } from '@gw/plugin-oauth';
-import { type Bcoin, projectWithPools, type TestProject } from '@gw/testing';
+import { activeUser, type Bcoin, projectWithPools, type TestProject } from '@gw/testing';
 import { payoutsPlugin } from '../src/index.js';
 
 let node: Bcoin;
@@ -92,8 +92,7 @@ test.serial(
       await cradle.payoutsItems.createPayouts(project.projectId, [{ address: await address(), coin: 'btc', amount: '0.003', reference: 'aff-1' }], partner)
     ).items;
     const operatorId = (await cradle.tenancyProjects.get(project.projectId)).operator_id;
-    const admin = await cradle.tenancyUsers.invite({ email: 'books-admin@example.com', operator: operatorId, role: 'admin' }, CLI_ACTOR);
-    await cradle.db('tenancy_users').where('id', admin.id).update({ status: 'active' });
+    const admin = await activeUser(gw, { email: 'books-admin@example.com', operator: operatorId, role: 'admin' });
     const approver = await cliApprover(cradle.tenancyUsers, admin.email);
     for (const id of [refund.id, payout!.id]) await cradle.payoutsApprovals.approve(id, approver, {});
     const batch = await cradle.payoutsBatches.create(

@@ -4,7 +4,7 @@ import type { TestKernel } from '@gw/kernel/testing';
 import { cliApprover, dashboardApprover } from '../src/index.js';
 import { refundAmount } from '../src/services/refund-amount.js';
 import { invoiceIn, sandboxClient, startPayoutsKernel } from './helpers.js';
-import { eventTypes } from '@gw/testing';
+import { activeUser, eventTypes } from '@gw/testing';
 
 let gw: TestKernel;
 test.before(async () => {
@@ -19,8 +19,7 @@ async function activeAdmin(projectId: string) {
   const { tenancyUsers, tenancyProjects } = gw.kernel.cradle;
   const project = await tenancyProjects.get(projectId);
   const email = `cli-admin-${Math.random().toString(36).slice(2)}@example.com`;
-  const user = await tenancyUsers.invite({ email, operator: project.operator_id, role: 'admin' }, CLI_ACTOR);
-  await gw.kernel.cradle.db('tenancy_users').where('id', user.id).update({ status: 'active' });
+  await activeUser(gw, { email, operator: project.operator_id, role: 'admin' });
   return cliApprover(tenancyUsers, email);
 }
 
@@ -145,11 +144,7 @@ test('approval: members, API keys and MCP are approval_forbidden; above the poli
   const { tenancyUsers, tenancyProjects, payoutsApprovals, payoutsItems } = gw.kernel.cradle;
   const project = await tenancyProjects.get(c.projectId);
   const invite = async (role: 'admin' | 'member') => {
-    const user = await tenancyUsers.invite(
-      { email: `${role}-${Math.random().toString(36).slice(2)}@example.com`, operator: project.operator_id, role },
-      CLI_ACTOR,
-    );
-    await gw.kernel.cradle.db('tenancy_users').where('id', user.id).update({ status: 'active' });
+    const user = await activeUser(gw, { email: `${role}-${Math.random().toString(36).slice(2)}@example.com`, operator: project.operator_id, role });
     return dashboardApprover({ actor: `user:${user.id}`, channel: 'dashboard' });
   };
   const member = await invite('member');
