@@ -5,11 +5,10 @@ import { bech32 } from 'bech32';
 import { encode } from 'cborg';
 import { adaChain, sigStructure } from './index.js';
 import { cip30SignData } from './testing/index.js';
-import { chainConformance } from '@gw/chain-api/testing';
+import { chainConformance, codeOf } from '@gw/chain-api/testing';
 
 const adapter = adaChain.createAdapter({ logger: {} as ChainAdapterDeps['logger'] }, adaChain.definition);
 const h = (n: number): number => 0x80000000 + n;
-const codeOf = (t: { throws: (fn: () => unknown) => unknown }, fn: () => unknown): string => (t.throws(fn) as AppError).code;
 
 // "abandon ... about": BIP39 entropy is 16 zero bytes; Icarus master key per CIP-3.
 const root = CSL.Bip32PrivateKey.from_bip39_entropy(new Uint8Array(16), new Uint8Array(0));
@@ -123,7 +122,7 @@ test('invalid keys', (t) => {
     'xpub6D1AabNHCupeiLM65ZR9UStMhJ1vCpyV4XbZdyhMZBiJXALQtmn9p42VTQckoHVn8WNqS7dqnJokZHAHcHGoaQgmv8D45oNUKx6DZMNZBCd',
   ]) {
     t.is(
-      codeOf(t, () => adapter.parseAccountKey(input, 'mainnet')),
+      codeOf(() => adapter.parseAccountKey(input, 'mainnet')),
       'invalid_xpub_format',
       input,
     );
@@ -140,7 +139,7 @@ test('isValidAddress and CIP-13 URIs', (t) => {
   t.is(adapter.paymentUri({ coin: 'ada', network: 'mainnet', address: MAINNET_0, amountUnits: 12_500_000n }), `web+cardano:${MAINNET_0}?amount=12.5`);
   t.is(adapter.paymentUri({ coin: 'ada', network: 'testnet', address: TESTNET_0, amountUnits: 1n }), `web+cardano:${TESTNET_0}?amount=0.000001`);
   t.is(
-    codeOf(t, () => adapter.paymentUri({ coin: 'ada', network: 'testnet', address: MAINNET_0, amountUnits: 1n })),
+    codeOf(() => adapter.paymentUri({ coin: 'ada', network: 'testnet', address: MAINNET_0, amountUnits: 1n })),
     'validation_error',
   );
 });
@@ -327,7 +326,7 @@ test('account keys: a bech32 key with a bad checksum, a wrong prefix or mixed ca
     `acct_xvk1${ACCT_XVK.slice(9, 40).toUpperCase()}${ACCT_XVK.slice(40)}`,
   ]) {
     t.is(
-      codeOf(t, () => adapter.parseAccountKey(input, 'mainnet')),
+      codeOf(() => adapter.parseAccountKey(input, 'mainnet')),
       'invalid_xpub_format',
       input,
     );

@@ -1,5 +1,6 @@
 import test from 'ava';
 import { coin, PRICE_ASSETS, type AppError, type ChainAdapterDeps, type NetworkKind } from '@gw/chain-api';
+import { codeOf } from '@gw/chain-api/testing';
 import bs58check from 'bs58check';
 import { Wallet } from 'ethers';
 import { createEvmAdapter, evmChainDefinition } from './index.js';
@@ -25,10 +26,6 @@ function withVersion(key: string, version: number): string {
   const payload = bs58check.decode(key);
   new DataView(payload.buffer).setUint32(0, version);
   return bs58check.encode(payload);
-}
-
-function codeOf(t: { throws: (fn: () => unknown) => unknown }, fn: () => unknown): string {
-  return (t.throws(fn) as AppError).code;
 }
 
 test('account xpub recomputed from the mnemonic', (t) => {
@@ -65,14 +62,14 @@ test('invalid keys are invalid_xpub_format', (t) => {
   t.true(invalid[1]![1].startsWith('xprv'));
   for (const [what, input, network] of invalid)
     t.is(
-      codeOf(t, () => adapter.parseAccountKey(input, network)),
+      codeOf(() => adapter.parseAccountKey(input, network)),
       'invalid_xpub_format',
       what,
     );
   const key = adapter.parseAccountKey(ABANDON_EVM_XPUB, 'mainnet');
   for (const index of [-1, 2 ** 31])
     t.is(
-      codeOf(t, () => adapter.deriveAddress(key, index)),
+      codeOf(() => adapter.deriveAddress(key, index)),
       'validation_error',
       String(index),
     );
@@ -94,7 +91,7 @@ test('EIP-681 native URI uses the network chain id and wei', (t) => {
   );
   t.is(adapter.paymentUri({ coin: 'eth', network: 'testnet', address: ADDR_0, amountUnits: 1n }), `ethereum:${ADDR_0}@5?value=1`);
   t.is(
-    codeOf(t, () => adapter.paymentUri({ coin: 'btc', network: 'mainnet', address: ADDR_0, amountUnits: 1n })),
+    codeOf(() => adapter.paymentUri({ coin: 'btc', network: 'mainnet', address: ADDR_0, amountUnits: 1n })),
     'invalid_coin',
   );
 });

@@ -4,6 +4,7 @@ import { beginCell } from '@ton/core';
 import { decodeIncomingBody } from './message-body.js';
 import { keyPairFromSeed, sign } from '@ton/crypto';
 import type { AppError, ChainAdapterDeps } from '@gw/chain-api';
+import { codeOf } from '@gw/chain-api/testing';
 import { tonChain, tonSignDataHash } from './index.js';
 
 const adapter = tonChain.createAdapter({ logger: {} as ChainAdapterDeps['logger'] }, tonChain.definition);
@@ -17,8 +18,6 @@ const MAINNET_V5R1 = 'UQBiUbwjoB56b7CYtoiPnY5vPh2Fwjva6jEPBhqnttjQKpce';
 // was reproduced with the Prando generator the spec uses.
 const TESTNET_PUB = '71ced1c4c69e53eb7ede24658375f56c142d22cdb21d0728138cb53b817e454e';
 const TESTNET_V5R1 = 'EQCqe9WqFhS8AfVGDP2xQiTLjbeolhLGsvIbbgQ6C3XT5gGs';
-
-const codeOf = (t: { throws: (fn: () => unknown) => unknown }, fn: () => unknown): string => (t.throws(fn) as AppError).code;
 
 test('definition data', (t) => {
   const d = tonChain.definition;
@@ -63,11 +62,11 @@ test('distinct addresses per index via the V5R1 subwallet number; 15-bit limit',
   t.regex(i7.path, /^m(\/\d+'?)+$/);
   t.is(adapter.deriveAddress(key, 32767).index, 32767);
   t.is(
-    codeOf(t, () => adapter.deriveAddress(key, 32768)),
+    codeOf(() => adapter.deriveAddress(key, 32768)),
     'validation_error',
   );
   t.is(
-    codeOf(t, () => adapter.deriveAddress(key, -1)),
+    codeOf(() => adapter.deriveAddress(key, -1)),
     'validation_error',
   );
   // The same key gives different wallets on mainnet and testnet (the wallet id binds the network).
@@ -84,7 +83,7 @@ test('invalid keys', (t) => {
     'xpub6D1AabNHCupeiLM65ZR9UStMhJ1vCpyV4XbZdyhMZBiJXALQtmn9p42VTQckoHVn8WNqS7dqnJokZHAHcHGoaQgmv8D45oNUKx6DZMNZBCd',
   ]) {
     t.is(
-      codeOf(t, () => adapter.parseAccountKey(input, 'mainnet')),
+      codeOf(() => adapter.parseAccountKey(input, 'mainnet')),
       'invalid_xpub_format',
       input,
     );
@@ -114,7 +113,7 @@ test('ton://transfer URIs with memo and jetton', (t) => {
   const testAddr = adapter.deriveAddress(adapter.parseAccountKey(MAINNET_PUB, 'testnet'), 0).address;
   t.is(adapter.paymentUri({ coin: 'ton', network: 'testnet', address: testAddr, amountUnits: 1n }), `ton://transfer/${testAddr}?amount=1`);
   t.is(
-    codeOf(t, () => adapter.paymentUri({ coin: 'usdt_ton', network: 'testnet', address: testAddr, amountUnits: 1n })),
+    codeOf(() => adapter.paymentUri({ coin: 'usdt_ton', network: 'testnet', address: testAddr, amountUnits: 1n })),
     'validation_error',
   );
 });

@@ -2,6 +2,7 @@ import test from 'ava';
 import { HDNodeWallet, Mnemonic } from 'ethers';
 import { TronWeb, Trx } from 'tronweb';
 import type { AppError, ChainAdapterDeps } from '@gw/chain-api';
+import { codeOf } from '@gw/chain-api/testing';
 import { tronChain } from './index.js';
 import bs58check from 'bs58check';
 
@@ -19,7 +20,6 @@ function withVersion(key: string, version: number): string {
   new DataView(payload.buffer).setUint32(0, version);
   return bs58check.encode(payload);
 }
-const codeOf = (t: { throws: (fn: () => unknown) => unknown }, fn: () => unknown): string => (t.throws(fn) as AppError).code;
 
 test('definition data', (t) => {
   const d = tronChain.definition;
@@ -54,19 +54,19 @@ test("BIP44 m/44'/195'/0'/0/i from the account xpub matches the published vector
 
 test('invalid keys', (t) => {
   t.is(
-    codeOf(t, () => adapter.parseAccountKey(root.neuter().extendedKey, 'mainnet')),
+    codeOf(() => adapter.parseAccountKey(root.neuter().extendedKey, 'mainnet')),
     'invalid_xpub_format',
   );
   t.is(
-    codeOf(t, () => adapter.parseAccountKey(account.extendedKey, 'mainnet')),
+    codeOf(() => adapter.parseAccountKey(account.extendedKey, 'mainnet')),
     'invalid_xpub_format',
   );
   t.is(
-    codeOf(t, () => adapter.parseAccountKey(ADDR_0, 'mainnet')),
+    codeOf(() => adapter.parseAccountKey(ADDR_0, 'mainnet')),
     'invalid_xpub_format',
   );
   t.is(
-    codeOf(t, () => adapter.parseAccountKey(`${XPUB}x`, 'mainnet')),
+    codeOf(() => adapter.parseAccountKey(`${XPUB}x`, 'mainnet')),
     'invalid_xpub_format',
   );
 });
@@ -87,11 +87,11 @@ test('payment URIs', (t) => {
     `tron:${ADDR_0}?token=TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t&amount=100`,
   );
   t.is(
-    codeOf(t, () => adapter.paymentUri({ coin: 'usdt_trc20', network: 'testnet', address: ADDR_0, amountUnits: 1n })),
+    codeOf(() => adapter.paymentUri({ coin: 'usdt_trc20', network: 'testnet', address: ADDR_0, amountUnits: 1n })),
     'validation_error',
   );
   t.is(
-    codeOf(t, () => adapter.paymentUri({ coin: 'eth', network: 'mainnet', address: ADDR_0, amountUnits: 1n })),
+    codeOf(() => adapter.paymentUri({ coin: 'eth', network: 'mainnet', address: ADDR_0, amountUnits: 1n })),
     'invalid_coin',
   );
 });
