@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import test from 'ava';
-import { liveGroupMembers, spawnGroup, untilReadyLine, waitFor } from '../src/testing/index.js';
+import { liveGroupMembers, ProgramExitedError, spawnGroup, startOnFreePorts, untilAnswering, untilReadyLine, waitFor } from '../src/testing/index.js';
 
 const membersOf = liveGroupMembers;
 
@@ -78,4 +78,36 @@ test('untilReadyLine: a program that never says ready fails after the timeout, a
   const error = await t.throwsAsync(untilReadyLine(group, 'ready ', 'silent', 300));
   t.regex(error!.message, /^silent did not start: no "ready " line within 300 ms$/);
   t.deepEqual(membersOf(group.child.pid!), []);
+});
+
+test('untilAnswering: a program that exits before answering fails with ProgramExitedError and its exit code; one that only stays silent fails with a plain Error', async (t) => {
+  const exiting = spawnGroup(process.execPath, ['-e', 'process.exit(2)'], { stdio: 'ignore' });
+  const refused = () => Promise.reject(new Error('connect ECONNREFUSED'));
+  const exited = await t.throwsAsync(untilAnswering(exiting, refused, 'node'), { instanceOf: ProgramExitedError });
+  t.regex(exited!.message, /^node did not start: connect ECONNREFUSED \(it exited with code 2\)$/);
+  const silent = spawnGroup(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'ignore' });
+  const timedOut = await t.throwsAsync(untilAnswering(silent, refused, 'node', () => silent.stop(), 300));
+  t.false(timedOut instanceof ProgramExitedError);
+  t.deepEqual(membersOf(silent.child.pid!), [], 'the silent one was stopped');
+});
+
+test('startOnFreePorts: starts again after an exit at start-up, at most `attempts` times; other failures are not retried', async (t) => {
+  let calls = 0;
+  const exitsTwice = async () => {
+    calls += 1;
+    if (calls < 3) throw new ProgramExitedError('node did not start: EADDRINUSE');
+    return 'answering';
+  };
+  t.is(await startOnFreePorts(exitsTwice), 'answering');
+  t.is(calls, 3);
+  calls = 0;
+  await t.throwsAsync(startOnFreePorts(exitsTwice, 2), { instanceOf: ProgramExitedError });
+  t.is(calls, 2, 'gives up after two attempts');
+  calls = 0;
+  const silent = async () => {
+    calls += 1;
+    throw new Error('node did not start: no answer');
+  };
+  await t.throwsAsync(startOnFreePorts(silent), { message: 'node did not start: no answer' });
+  t.is(calls, 1, 'a program that never answered is not started again');
 });

@@ -74,11 +74,32 @@ export function liveGroupMembers(pgid: number): number[] {
   return members;
 }
 
+/** A program that exited before it answered (`untilAnswering`): a port it was given may have been taken meanwhile. */
+export class ProgramExitedError extends Error {
+  override readonly name = 'ProgramExitedError';
+}
+
+/**
+ * Runs `start` (which chooses free ports, then starts a program on them) again, at most `attempts`
+ * times in all, while it fails with `ProgramExitedError`: a port free when chosen can be taken by
+ * another process before the program binds it, and the program then exits. Other failures (a
+ * program that never answers) are not retried.
+ */
+export async function startOnFreePorts<T>(start: () => Promise<T>, attempts = 3): Promise<T> {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await start();
+    } catch (error) {
+      if (!(error instanceof ProgramExitedError) || attempt >= attempts) throw error;
+    }
+  }
+}
+
 /**
  * Waits until `probe` resolves (a node answering its first request), retrying every 100 ms. When
  * `timeoutMs` passes or the group's leader exits first, `cleanUp` runs (stopping the group and
  * whatever the caller made for it) and the error says `<name> did not start` with the probe's
- * last failure.
+ * last failure; a `ProgramExitedError` when the leader exited.
  */
 export async function untilAnswering<T>(
   group: ProcessGroup,
@@ -92,9 +113,11 @@ export async function untilAnswering<T>(
     try {
       return await probe();
     } catch (error) {
-      if (Date.now() > deadline || group.child.exitCode !== null) {
+      const exited = group.child.exitCode !== null;
+      if (Date.now() > deadline || exited) {
         await cleanUp();
-        throw new Error(`${name} did not start: ${(error as Error).message}`);
+        const message = `${name} did not start: ${(error as Error).message}`;
+        throw exited ? new ProgramExitedError(`${message} (it exited with code ${group.child.exitCode})`) : new Error(message);
       }
       await new Promise((resolve) => setTimeout(resolve, 100));
     }

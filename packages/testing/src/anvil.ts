@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { freePort, spawnGroup, untilAnswering, type ProcessGroup } from '@gw/kernel/testing';
+import { freePort, spawnGroup, startOnFreePorts, untilAnswering, type ProcessGroup } from '@gw/kernel/testing';
 import { AbiCoder, Interface, keccak256, toBeHex, zeroPadValue } from 'ethers';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -22,11 +22,19 @@ export class Anvil {
    * apply). `gasLimit` raises the block gas limit (a block of thousands of transfers). `stateFile`
    * keeps the chain across `restart` (anvil's `--state`: loaded at start, written at exit).
    * `blockTimeSeconds` mines a block at that interval (besides automine of each transaction).
-   * `hardfork` sets the rules (`prague`: EIP-7702 set-code transactions).
+   * `hardfork` sets the rules (`prague`: EIP-7702 set-code transactions). Started again on other
+   * ports when it exits at once (its port taken meanwhile: `startOnFreePorts`).
    */
   static async start(
     chainId: number,
     options: { gasLimit?: bigint; accounts?: number; stateFile?: string; blockTimeSeconds?: number; hardfork?: 'prague' | 'cancun' } = {},
+  ): Promise<Anvil> {
+    return startOnFreePorts(() => Anvil.startOn(chainId, options));
+  }
+
+  private static async startOn(
+    chainId: number,
+    options: { gasLimit?: bigint; accounts?: number; stateFile?: string; blockTimeSeconds?: number; hardfork?: 'prague' | 'cancun' },
   ): Promise<Anvil> {
     const port = await freePort();
     const binary = join(here, '..', 'node_modules', '.bin', 'anvil');

@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { freePort, spawnGroup, untilAnswering, type ProcessGroup } from '@gw/kernel/testing';
+import { freePort, spawnGroup, startOnFreePorts, untilAnswering, type ProcessGroup } from '@gw/kernel/testing';
 
 /** Debian's `litecoind` binary (the `/usr/bin/litecoind` wrapper writes into `~/.litecoin`; this does not). */
 export const LITECOIND = '/usr/lib/litecoin/litecoind';
@@ -13,6 +13,14 @@ const WALLET = 'gateway-test';
 /** Whether Debian's litecoind is installed (`apt-get install litecoind`; .ci/run installs it). */
 export function litecoindInstalled(): boolean {
   return existsSync(LITECOIND);
+}
+
+/** What `Litecoind.start` asks of the node beyond the defaults (described there). */
+export interface LitecoindOptions {
+  readonly persistMempool?: boolean;
+  readonly zmq?: boolean;
+  readonly txindex?: boolean;
+  readonly mempoolReplacement?: boolean;
 }
 
 /**
@@ -42,9 +50,14 @@ export class Litecoind {
    * transactions by BIP 125 (Litecoin Core's default is off: a conflicting transaction is refused,
    * whatever its fee). `zmq`: ask for Core's ZMQ
    * `hashblock` and `rawtx` on one free port (a build without ZMQ, as Debian's, ignores the options:
-   * `hasZmq` tells).
+   * `hasZmq` tells). Started again on other ports when it exits at once (a port taken meanwhile:
+   * `startOnFreePorts`).
    */
-  static async start(options: { persistMempool?: boolean; zmq?: boolean; txindex?: boolean; mempoolReplacement?: boolean } = {}): Promise<Litecoind> {
+  static async start(options: LitecoindOptions = {}): Promise<Litecoind> {
+    return startOnFreePorts(() => Litecoind.startOn(options));
+  }
+
+  private static async startOn(options: LitecoindOptions): Promise<Litecoind> {
     const [rpcPort, p2pPort] = [await freePort(), await freePort()];
     const zmqUrl = options.zmq ? `tcp://127.0.0.1:${await freePort()}` : undefined;
     const dir = mkdtempSync(join(tmpdir(), 'gw-litecoind-'));
