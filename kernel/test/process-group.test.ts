@@ -111,3 +111,9 @@ test('startOnFreePorts: starts again after an exit at start-up, at most `attempt
   await t.throwsAsync(startOnFreePorts(silent), { message: 'node did not start: no answer' });
   t.is(calls, 1, 'a program that never answered is not started again');
 });
+
+test('untilReadyLine: a program that cannot be started fails at once with the spawn error', async (t) => {
+  const group = spawnGroup('/nonexistent/program', [], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const error = await t.throwsAsync(untilReadyLine(group, 'ready ', 'missing', 30_000));
+  t.regex(error!.message, /^missing did not start: spawn \/nonexistent\/program ENOENT/);
+});

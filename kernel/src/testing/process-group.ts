@@ -113,11 +113,12 @@ export async function untilAnswering<T>(
     try {
       return await probe();
     } catch (error) {
-      const exited = group.child.exitCode !== null;
+      const { exitCode, signalCode } = group.child;
+      const exited = exitCode !== null || signalCode !== null;
       if (Date.now() > deadline || exited) {
         await cleanUp();
         const message = `${name} did not start: ${(error as Error).message}`;
-        throw exited ? new ProgramExitedError(`${message} (it exited with code ${group.child.exitCode})`) : new Error(message);
+        throw exited ? new ProgramExitedError(`${message} (it exited with ${signalCode ?? `code ${exitCode}`})`) : new Error(message);
       }
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
@@ -133,13 +134,18 @@ export async function untilAnswering<T>(
  * what the program wrote to stderr. After the line, both streams are drained and unreferenced.
  */
 export async function untilReadyLine(group: ProcessGroup, prefix: string, name: string, timeoutMs = 60_000): Promise<string> {
-  const { stdout, stderr } = group.child;
-  if (!stdout || !stderr) throw new Error(`${name}: spawn it with stdout and stderr piped`);
+  const { child } = group;
+  const { stdout, stderr } = child;
+  if (!stdout || !stderr) {
+    await group.stop();
+    throw new Error(`${name}: spawn it with stdout and stderr piped`);
+  }
   let errors = '';
   const keepTail = (chunk: Buffer): void => {
     errors = (errors + chunk.toString('utf8')).slice(-2000);
   };
   stderr.on('data', keepTail);
+  const stderrClosed = new Promise<void>((resolve) => stderr.once('close', () => resolve()));
   let pending = '';
   let settle: (outcome: { line: string } | { failure: string }) => void = () => undefined;
   const outcome = new Promise<{ line: string } | { failure: string }>((resolve) => (settle = resolve));
@@ -151,20 +157,28 @@ export async function untilReadyLine(group: ProcessGroup, prefix: string, name: 
       if (line.startsWith(prefix)) settle({ line: line.slice(prefix.length) });
     }
   };
-  const onExit = (code: number | null, signal: NodeJS.Signals | null): void => settle({ failure: `exited (${signal ?? `code ${code}`})` });
+  const onExit = (): void => settle({ failure: `exited (${child.signalCode ?? `code ${child.exitCode}`})` });
+  const onError = (error: Error): void => settle({ failure: error.message });
   const timer = setTimeout(() => settle({ failure: `no "${prefix}" line within ${timeoutMs} ms` }), timeoutMs);
   stdout.on('data', onData);
-  group.child.once('exit', onExit);
-  if (group.child.exitCode !== null) onExit(group.child.exitCode, null);
+  child.once('exit', onExit);
+  child.once('error', onError);
+  if (child.exitCode !== null || child.signalCode !== null) onExit();
   const result = await outcome;
   clearTimeout(timer);
-  group.child.off('exit', onExit);
+  child.off('exit', onExit);
+  child.off('error', onError);
   stdout.off('data', onData);
   if ('failure' in result) {
     await group.stop();
+    // 'exit' can come before the last of stderr is read: what the program said last is the point.
+    await Promise.race([stderrClosed, new Promise((resolve) => setTimeout(resolve, 1000))]);
     throw new Error(`${name} did not start: ${result.failure}${errors ? `; stderr: ${errors.trim()}` : ''}`);
   }
-  stdout.resume();
-  for (const stream of [stdout, stderr]) (stream as { unref?: () => void }).unref?.();
+  stderr.off('data', keepTail);
+  for (const stream of [stdout, stderr]) {
+    stream.resume();
+    (stream as { unref?: () => void }).unref?.();
+  }
   return result.line;
 }

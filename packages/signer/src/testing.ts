@@ -300,7 +300,7 @@ export function btcPlanOnDisk(
   });
   const planPath = join(dir, 'plan.json');
   writeFileSync(planPath, JSON.stringify(plan));
-  return { dir, plan, planPath, signedPath: join(dir, 'plan.signed.json') };
+  return { dir, plan, planPath, signedPath: signedPathOf(planPath) };
 }
 
 /** Where the signer writes the signed file of the plan at `planPath` by default. */

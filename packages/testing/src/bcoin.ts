@@ -10,7 +10,7 @@ const here = dirname(fileURLToPath(import.meta.url));
 
 /** What a test needs of its bcoin node beyond the defaults. */
 export interface BcoinOptions {
-  /** Publish Bitcoin Core's ZMQ `hashblock`/`rawtx` on a free port (`zmqUrl`). */
+  /** Publish Bitcoin Core's ZMQ `hashblock`/`rawtx` on a port the node binds itself (reported as `zmqUrl`). */
   readonly zmq?: boolean;
   /**
    * Let the mempool take transactions that signal BIP 125 replaceability (bcoin 1.0.2 refuses them
@@ -65,6 +65,7 @@ export class Bcoin {
     try {
       bound = JSON.parse(await untilReadyLine(group, 'ready ', 'bcoin'));
     } catch (error) {
+      await group.stop();
       rmSync(prefix, { recursive: true, force: true });
       throw error;
     }

@@ -66,7 +66,9 @@ test.serial('a pass that finds the lock taken keeps the loop going', async (t) =
   // behind another instance's block pass) while the stately queue starts no other pass: the lock is
   // let go and taken again until it is taken while no pass is active.
   let held = false;
+  const giveUpAt = Date.now() + 20_000;
   while (!held) {
+    if (Date.now() > giveUpAt) throw new Error('no moment within 20 s without an active pass of the network');
     held = await db.transaction(async (trx) => {
       await trx.raw('select pg_advisory_xact_lock(hashtextextended(?, 0))', ['watchers:eth:sepolia']);
       const locked = new Date();
