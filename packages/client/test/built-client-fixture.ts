@@ -1,10 +1,11 @@
 import type { TestFn } from 'ava';
+import { rmSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { plugins } from '@gw/app-gateway';
 import type { TestKernel } from '@gw/kernel/testing';
 import { sandboxClient, startSandboxKernel, type SandboxClient } from '@gw/plugin-sandbox/testing';
 import { stopAll } from '@gw/testing';
-import { buildClient } from '../scripts/build.ts';
+import { buildClientApart } from '../scripts/build.ts';
 
 /** The client's module as the build emits it (dist/esm), typed as its source. */
 export type ClientModule = typeof import('../src/index.ts');
@@ -30,11 +31,16 @@ export function builtClientFixture(test: TestFn): BuiltClientFixture {
     client: (baseUrl?: string) =>
       new fixture.sdk.GatewayClient({ baseUrl: baseUrl ?? fixture.gw.url, projectId: fixture.account.projectId, apiSecret: fixture.account.secret }),
   } as BuiltClientFixture;
+  let distDir: string | undefined;
   test.before(async () => {
-    fixture.sdk = (await import(pathToFileURL(`${await buildClient()}/esm/index.js`).href)) as ClientModule;
+    distDir = await buildClientApart();
+    fixture.sdk = (await import(pathToFileURL(`${distDir}/esm/index.js`).href)) as ClientModule;
     fixture.gw = await startSandboxKernel({}, plugins);
     fixture.account = await sandboxClient(fixture.gw);
   });
-  test.after.always(() => stopAll(fixture.gw));
+  test.after.always(async () => {
+    await stopAll(fixture.gw);
+    if (distDir) rmSync(distDir, { recursive: true, force: true });
+  });
   return fixture;
 }

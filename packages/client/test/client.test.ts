@@ -15,7 +15,7 @@ import { signWebhook as referenceSignWebhook } from '@gw/webhook-verify';
 import { waitFor, type TestKernel } from '@gw/kernel/testing';
 import { sandboxClient, startSandboxKernel, Receiver, type SandboxClient } from '@gw/plugin-sandbox/testing';
 import { documentOfThisBuild } from '@gw/app-gateway/openapi-document';
-import { buildClient } from '../scripts/build.ts';
+import { buildClientApart } from '../scripts/build.ts';
 import { FaultProxy, stopAll } from '@gw/testing';
 
 type ClientModule = typeof import('../src/index.ts');
@@ -23,13 +23,16 @@ type ClientModule = typeof import('../src/index.ts');
 let gw: TestKernel, receiver: Receiver, account: SandboxClient, sdk: ClientModule, distDir: string;
 
 test.before(async () => {
-  distDir = await buildClient();
+  distDir = await buildClientApart();
   sdk = (await import(pathToFileURL(`${distDir}/esm/index.js`).href)) as ClientModule;
   gw = await startSandboxKernel();
   receiver = await Receiver.start();
   account = await sandboxClient(gw, receiver);
 });
-test.after.always(() => stopAll(gw, receiver));
+test.after.always(async () => {
+  await stopAll(gw, receiver);
+  if (distDir) rmSync(distDir, { recursive: true, force: true });
+});
 
 function client(overrides: Partial<import('../src/index.ts').GatewayClientOptions> = {}) {
   return new sdk.GatewayClient({ baseUrl: gw.url, projectId: account.projectId, apiSecret: account.secret, ...overrides });
