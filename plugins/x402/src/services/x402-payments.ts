@@ -319,6 +319,10 @@ export class X402Payments {
     if (inspection.nonceUsed) return refusal(X402_REASONS.nonceUsed, payer);
     if (inspection.balanceUnits < transfer.value) return refusal(X402_REASONS.balance, payer);
     if (!inspection.simulation.ok) {
+      // Another instance may have settled this authorization since the check above: its row is
+      // written before its transaction is sent, so a simulation that fails because the transaction
+      // landed meanwhile finds the row now.
+      if (await this.deps.x402Settlements.known(asset, payer, transfer.nonce)) return refusal(X402_REASONS.nonceUsed, payer);
       this.deps.logger.info({ invoiceId: target.invoiceId, payer, detail: inspection.simulation.reason }, 'x402: the submission would fail');
       return refusal(X402_REASONS.simulation, payer, 'The transfer of this authorization would fail on chain.');
     }
