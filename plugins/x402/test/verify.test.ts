@@ -7,12 +7,15 @@
 import test from 'ava';
 import { waitFor } from '@gw/kernel/testing';
 import type { InvoiceView } from '@gw/plugin-invoices/contract';
-import { getAddress, Wallet } from 'ethers';
+import { getAddress, Interface, Wallet } from 'ethers';
+import { RpcProxy } from '@gw/testing';
 import type { PaymentRequirements } from '../src/protocol/messages.js';
 import type { PaymentTarget } from '../src/services/payment-target.js';
 import { ANVIL_CAIP, resourceOf, signPayment, startX402, USDC, USDC_DOMAIN, type PaymentOptions, type X402Harness } from './helpers.js';
 
 let h: X402Harness;
+
+const AUTHORIZATION_STATE = new Interface(['function authorizationState(address authorizer, bytes32 nonce) view returns (bool)']);
 
 test.before(async () => {
   h = await startX402();
@@ -215,6 +218,35 @@ test.serial('a nonce already used on chain (submitted by someone else) is refuse
   t.is(await h.balanceOf(payer.address), 10n * USDC - 2_500_000n);
   await refused(t, payload, requirements, targetOf(invoice), 'invalid_exact_evm_nonce_already_used');
 });
+
+test.serial(
+  'an authorization used while the inspection read the chain (its nonce read unused, its simulation failing on the next block) is refused with invalid_exact_evm_nonce_already_used: the nonce is read again',
+  async (t) => {
+    // A second instance reads the chain through a proxy that answers the first authorizationState
+    // read as the block before the authorization was used would: unused. Its simulation then runs
+    // on the chain where the nonce is used, as when another settler's transaction lands between
+    // the inspection's reads.
+    const proxy = await RpcProxy.start(h.chain.anvil.url);
+    t.teardown(() => proxy.close());
+    const watched = (h.config['plugins.watchers.chains'] as { eth: { anvil: Record<string, unknown> } }).eth.anvil;
+    const other = await h.second({ 'plugins.watchers.chains': { eth: { anvil: { ...watched, providers: [{ name: 'proxied', url: proxy.url }] } } } });
+    const { invoice, requirements } = await offered();
+    const payer = await h.payer(10n * USDC);
+    const payload = await signPayment(payer, requirements);
+    await h.submitDirectly(payload);
+    const stateRead = AUTHORIZATION_STATE.encodeFunctionData('authorizationState', [payer.address, payload.payload.authorization.nonce]);
+    let lies = 0;
+    proxy.rewrite = (call, result) => {
+      const data = (call.params[0] as { data?: string } | undefined)?.data;
+      if (call.method !== 'eth_call' || data?.toLowerCase() !== stateRead.toLowerCase() || lies > 0) return result;
+      lies += 1;
+      return `0x${'0'.repeat(64)}`;
+    };
+    const answer = await other.kernel.cradle.x402Payments.verify(payload, requirements, targetOf(invoice));
+    t.is(lies, 1, 'the first read of the nonce said unused');
+    t.like(answer, { isValid: false, invalidReason: 'invalid_exact_evm_nonce_already_used' });
+  },
+);
 
 test.serial('a payer holding less than the amount is refused with invalid_exact_evm_insufficient_balance', async (t) => {
   const { invoice, requirements } = await offered();
