@@ -75,8 +75,9 @@ export class EvmAuthorizedTransfers implements AuthorizedTransfers {
     const nonce = message(authorization).nonce;
     const submission = submissionData(authorization, signature);
     const call = { from: sender, to: token, data: submission ?? '0x' };
+    const stateCall: [string, unknown[]] = ['eth_call', [{ to: token, data: EIP3009_ABI.encodeFunctionData('authorizationState', [from, nonce]) }, 'latest']];
     const calls: [string, unknown[]][] = [
-      ['eth_call', [{ to: token, data: EIP3009_ABI.encodeFunctionData('authorizationState', [from, nonce]) }, 'latest']],
+      stateCall,
       ['eth_call', [{ to: token, data: balanceOfData(from) }, 'latest']],
       ...(submission
         ? ([
@@ -90,7 +91,13 @@ export class EvmAuthorizedTransfers implements AuthorizedTransfers {
     const balanceUnits = word32(balance, 'balanceOf');
     if (!submission) return { nonceUsed, balanceUnits, simulation: { ok: false, reason: 'the signature is not a 65-byte ECDSA signature' } };
     const failed = simulated!.error ?? estimate!.error;
-    if (failed) return { nonceUsed, balanceUnits, simulation: { ok: false, reason: revertReason(failed) } };
+    if (failed) {
+      // The batch's reads can span a block: another submission of this authorization may have
+      // landed after the nonce was read unused, and failed the simulation. The nonce, read again,
+      // says so.
+      const usedSince = !nonceUsed && word32((await this.rpc.batch('authorization_inspect', [stateCall], true))[0], 'authorizationState') !== 0n;
+      return { nonceUsed: nonceUsed || usedSince, balanceUnits, simulation: { ok: false, reason: revertReason(failed) } };
+    }
     const gasUnits = quantity(estimate, 'eth_estimateGas');
     return { nonceUsed, balanceUnits, simulation: { ok: true, gasUnits } };
   }

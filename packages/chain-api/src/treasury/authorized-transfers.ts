@@ -25,7 +25,11 @@ export interface AuthorizationDomain {
 
 /** What the chain says of one authorization now (read in one batch). */
 export interface AuthorizationInspection {
-  /** `authorizationState(from, nonce)`: the nonce was used (or cancelled) on chain. */
+  /**
+   * `authorizationState(from, nonce)`: the nonce was used (or cancelled) on chain. When the
+   * simulation failed, the state read after it: a submission of the authorization that landed
+   * while the batch was read shows here, not only as the failed simulation.
+   */
   readonly nonceUsed: boolean;
   /** The payer's balance of the token, base units. */
   readonly balanceUnits: bigint;

@@ -319,12 +319,6 @@ export class X402Payments {
     if (inspection.nonceUsed) return refusal(X402_REASONS.nonceUsed, payer);
     if (inspection.balanceUnits < transfer.value) return refusal(X402_REASONS.balance, payer);
     if (!inspection.simulation.ok) {
-      // The inspection's calls may span a block: the authorization read unused, then another
-      // settler's transaction landed and the simulation failed on it. Read again, the nonce tells.
-      // (Another instance of this gateway commits its settlement row only once its transaction is
-      // sent, so that row may not be visible yet.)
-      const again = await asset.transfers.inspect(asset.domain, transfer, signature, gasAddress ?? getAddress(requirements.payTo));
-      if (again.nonceUsed) return refusal(X402_REASONS.nonceUsed, payer);
       this.deps.logger.info({ invoiceId: target.invoiceId, payer, detail: inspection.simulation.reason }, 'x402: the submission would fail');
       return refusal(X402_REASONS.simulation, payer, 'The transfer of this authorization would fail on chain.');
     }
