@@ -7,6 +7,15 @@ import { AbiCoder, Interface, keccak256, toBeHex, zeroPadValue } from 'ethers';
 
 const here = dirname(fileURLToPath(import.meta.url));
 
+/** What `Anvil.start` asks of the node beyond its chain id (described there). */
+export interface AnvilOptions {
+  readonly gasLimit?: bigint;
+  readonly accounts?: number;
+  readonly stateFile?: string;
+  readonly blockTimeSeconds?: number;
+  readonly hardfork?: 'prague' | 'cancun';
+}
+
 /** A real local EVM node (`@foundry-rs/anvil`) on a free port, with its JSON-RPC helpers. */
 export class Anvil {
   private paused = false;
@@ -25,17 +34,11 @@ export class Anvil {
    * `hardfork` sets the rules (`prague`: EIP-7702 set-code transactions). Started again on other
    * ports when it exits at once (its port taken meanwhile: `startOnFreePorts`).
    */
-  static async start(
-    chainId: number,
-    options: { gasLimit?: bigint; accounts?: number; stateFile?: string; blockTimeSeconds?: number; hardfork?: 'prague' | 'cancun' } = {},
-  ): Promise<Anvil> {
+  static async start(chainId: number, options: AnvilOptions = {}): Promise<Anvil> {
     return startOnFreePorts(() => Anvil.startOn(chainId, options));
   }
 
-  private static async startOn(
-    chainId: number,
-    options: { gasLimit?: bigint; accounts?: number; stateFile?: string; blockTimeSeconds?: number; hardfork?: 'prague' | 'cancun' },
-  ): Promise<Anvil> {
+  private static async startOn(chainId: number, options: AnvilOptions): Promise<Anvil> {
     const port = await freePort();
     const binary = join(here, '..', 'node_modules', '.bin', 'anvil');
     const args = ['--host', '127.0.0.1', '--port', String(port), '--chain-id', String(chainId), '--silent'];
