@@ -138,11 +138,15 @@ export class ApiKeyService {
    * `keyForRequests`), its valid secrets, and the project principal. Projects without a key, or
    * unknown, have no `credentials`; a project whose secret cannot be opened has that error alone,
    * so the other projects of the statement are served. The same statement fetches the answers
-   * recorded under `answerHashes` (`tenancy_signed_answers`, SignedAnswerStore), deleted projects
+   * recorded under `answerKeys` (`tenancy_signed_answers`, SignedAnswerStore), deleted projects
    * included: a copy of a signed request is answered without a statement of its own.
    */
-  async requestCredentialsMany(projectIds: readonly string[], answerHashes: readonly string[] = []): Promise<Map<string, RequestLookup>> {
+  async requestCredentialsMany(
+    projectIds: readonly string[],
+    answerKeys: readonly { readonly projectId: string; readonly hash: string }[] = [],
+  ): Promise<Map<string, RequestLookup>> {
     if (projectIds.length === 0) return new Map();
+    const keys = [...new Map(answerKeys.map((key) => [`${key.projectId} ${key.hash}`, key])).values()];
     const rows = await sqlQuery<{
       project_id: string;
       key_id: string | null;
@@ -156,13 +160,21 @@ export class ApiKeyService {
       answers: { hash: string; status: number | null; headers: Record<string, string> | null; body: string | null }[];
     }>(
       this.deps.db,
-      sql`select r.id as project_id, k.id as key_id, k.state as key_state, k.secret_kind, p.kind, p.status, p.operator_id, o.subscription_status,
+      // Each recorded answer is read by its whole primary key, one index probe per request (the
+      // `limit 1` keeps the planner from joining the table as a whole): a filter on the hashes over
+      // the project's index range read every answer of the window, thousands per busy project.
+      sql`with answers as (
+             select q.project_id, json_agg(json_build_object('hash', q.hash, 'status', a.status, 'headers', a.headers, 'body', encode(a.body, 'base64'))) as found
+               from unnest(${keys.map((key) => key.projectId)}::text[], ${keys.map((key) => key.hash)}::text[]) as q(project_id, hash)
+               cross join lateral (select a.status, a.headers, a.body from tenancy_signed_answers a
+                                    where a.project_id = q.project_id and a.request_hash = q.hash limit 1) a
+              group by q.project_id
+           )
+           select r.id as project_id, k.id as key_id, k.state as key_state, k.secret_kind, p.kind, p.status, p.operator_id, o.subscription_status,
                  coalesce((select json_agg(json_build_object('id', s.id, 'sealed', s.sealed_secret) order by s.id desc)
                              from tenancy_api_key_secrets s
                             where s.api_key_id = k.id and (s.expires_at is null or s.expires_at > now())), '[]') as secrets,
-                 coalesce((select json_agg(json_build_object('hash', a.request_hash, 'status', a.status, 'headers', a.headers, 'body', encode(a.body, 'base64')))
-                             from tenancy_signed_answers a
-                            where a.project_id = r.id and a.request_hash = any(${[...new Set(answerHashes)]}::text[])), '[]') as answers
+                 coalesce((select found from answers where answers.project_id = r.id), '[]') as answers
             from unnest(${[...new Set(projectIds)]}::text[]) as r(id)
             left join tenancy_projects p on p.id = r.id
             left join tenancy_operators o on o.id = p.operator_id

@@ -49,7 +49,7 @@ export function createSignedRequestAuthenticator(deps: {
     run: async (items) => {
       const found = await deps.tenancyApiKeys.requestCredentialsMany(
         items.map((item) => item.projectId),
-        items.flatMap((item) => (item.answerHash ? [item.answerHash] : [])),
+        items.flatMap(({ projectId, answerHash }) => (answerHash ? [{ projectId, hash: answerHash }] : [])),
       );
       return items.map(({ projectId }) => {
         const value: RequestLookup = found.get(projectId) ?? { answers: new Map() };
