@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { type Actor, type AuditLog, isoTime, isoTimeOrNull, newId, type ProjectKind, type ProjectPrincipal, type SecretBox, sql, sqlQuery } from '@gw/kernel';
+import { type Actor, type AuditLog, isoTime, isoTimeOrNull, newId, type ProjectKind, type ProjectPrincipal, type SecretBox, sqlQuery } from '@gw/kernel';
 import type { Knex } from 'knex';
 import { tenancyErrors } from '../errors.js';
+import { requestLookupSql, type AnswerKey } from './request-lookup-sql.js';
 import { ApiKey } from '../models/api-key.js';
 import { ApiKeySecret } from '../models/api-key-secret.js';
 import { Project } from '../models/project.js';
@@ -141,12 +142,8 @@ export class ApiKeyService {
    * recorded under `answerKeys` (`tenancy_signed_answers`, SignedAnswerStore), deleted projects
    * included: a copy of a signed request is answered without a statement of its own.
    */
-  async requestCredentialsMany(
-    projectIds: readonly string[],
-    answerKeys: readonly { readonly projectId: string; readonly hash: string }[] = [],
-  ): Promise<Map<string, RequestLookup>> {
+  async requestCredentialsMany(projectIds: readonly string[], answerKeys: readonly AnswerKey[] = []): Promise<Map<string, RequestLookup>> {
     if (projectIds.length === 0) return new Map();
-    const keys = [...new Map(answerKeys.map((key) => [`${key.projectId} ${key.hash}`, key])).values()];
     const rows = await sqlQuery<{
       project_id: string;
       key_id: string | null;
@@ -158,28 +155,7 @@ export class ApiKeyService {
       subscription_status: string;
       secrets: { id: string; sealed: string }[];
       answers: { hash: string; status: number | null; headers: Record<string, string> | null; body: string | null }[];
-    }>(
-      this.deps.db,
-      // Each recorded answer is read by its whole primary key, one index probe per request (the
-      // `limit 1` keeps the planner from joining the table as a whole): a filter on the hashes over
-      // the project's index range read every answer of the window, thousands per busy project.
-      sql`with answers as (
-             select q.project_id, json_agg(json_build_object('hash', q.hash, 'status', a.status, 'headers', a.headers, 'body', encode(a.body, 'base64'))) as found
-               from unnest(${keys.map((key) => key.projectId)}::text[], ${keys.map((key) => key.hash)}::text[]) as q(project_id, hash)
-               cross join lateral (select a.status, a.headers, a.body from tenancy_signed_answers a
-                                    where a.project_id = q.project_id and a.request_hash = q.hash limit 1) a
-              group by q.project_id
-           )
-           select r.id as project_id, k.id as key_id, k.state as key_state, k.secret_kind, p.kind, p.status, p.operator_id, o.subscription_status,
-                 coalesce((select json_agg(json_build_object('id', s.id, 'sealed', s.sealed_secret) order by s.id desc)
-                             from tenancy_api_key_secrets s
-                            where s.api_key_id = k.id and (s.expires_at is null or s.expires_at > now())), '[]') as secrets,
-                 coalesce((select found from answers where answers.project_id = r.id), '[]') as answers
-            from unnest(${[...new Set(projectIds)]}::text[]) as r(id)
-            left join tenancy_projects p on p.id = r.id
-            left join tenancy_operators o on o.id = p.operator_id
-            left join lateral (select * from tenancy_api_keys k where k.project_id = p.id order by (k.state <> 'revoked') desc, k.id desc limit 1) k on true`,
-    );
+    }>(this.deps.db, requestLookupSql(projectIds, answerKeys));
     const result = new Map<string, RequestLookup>();
     for (const row of rows) {
       const answers = new Map(row.answers.map((a) => [a.hash, { status: a.status, headers: a.headers ?? {}, body: Buffer.from(a.body ?? '', 'base64') }]));
