@@ -48,7 +48,7 @@ export interface StoredAnswer {
 export interface RequestLookup {
   /** Absent for an unknown project or one without a key; an Error when its secret cannot be opened. */
   readonly credentials?: RequestCredentials | Error;
-  /** Recorded answers by request hash, of the hashes asked for. */
+  /** Recorded answers by request hash, of the keys asked for in this project. */
   readonly answers: ReadonlyMap<string, StoredAnswer>;
 }
 
