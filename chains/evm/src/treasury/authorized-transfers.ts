@@ -14,7 +14,7 @@ import {
 import { AbiCoder, getAddress, isAddress, Signature, Transaction, TypedDataEncoder, recoverAddress } from 'ethers';
 import { TRANSFER_TOPIC } from '../watcher.js';
 import { balanceOfData, word } from './erc20.js';
-import { EIP3009_ABI, probeEip3009 } from './eip3009-probe.js';
+import { eip3009Call, probeEip3009 } from './eip3009-probe.js';
 import { quantity, type EvmRpc } from './evm-rpc.js';
 import { readFeeMarket } from './fee-market.js';
 import { transferWithAuthorizationData } from './plan-eip3009.js';
@@ -75,7 +75,7 @@ export class EvmAuthorizedTransfers implements AuthorizedTransfers {
     const nonce = message(authorization).nonce;
     const submission = submissionData(authorization, signature);
     const call = { from: sender, to: token, data: submission ?? '0x' };
-    const stateCall: [string, unknown[]] = ['eth_call', [{ to: token, data: EIP3009_ABI.encodeFunctionData('authorizationState', [from, nonce]) }, 'latest']];
+    const stateCall = eip3009Call(token, 'authorizationState', [from, nonce]);
     const calls: [string, unknown[]][] = [
       stateCall,
       ['eth_call', [{ to: token, data: balanceOfData(from) }, 'latest']],

@@ -13,6 +13,11 @@ export const EIP3009_ABI = new Interface([
   'function transferWithAuthorization(address from, address to, uint256 value, uint256 validAfter, uint256 validBefore, bytes32 nonce, uint8 v, bytes32 r, bytes32 s)',
 ]);
 
+/** An `eth_call` of EIP-3009 function `fn` of `token` at the latest block, for `EvmRpc.batch`. */
+export function eip3009Call(token: string, fn: string, args: readonly unknown[] = []): [string, unknown[]] {
+  return ['eth_call', [{ to: token, data: EIP3009_ABI.encodeFunctionData(fn, args) }, 'latest']];
+}
+
 /**
  * Whether `token` implements EIP-3009 as USDC does, and its EIP-712 domain: it must answer the
  * `TRANSFER_WITH_AUTHORIZATION_TYPEHASH` constant and `authorizationState`, and its
@@ -20,8 +25,7 @@ export const EIP3009_ABI = new Interface([
  * its address (so what the deposit addresses sign is exactly what the token checks).
  */
 export async function probeEip3009(rpc: EvmRpc, token: string, chainId: bigint): Promise<{ domain: TypedDataDomain } | { unavailable: string }> {
-  const call = (fn: string, args: unknown[] = []) =>
-    ['eth_call', [{ to: token, data: EIP3009_ABI.encodeFunctionData(fn, args) }, 'latest']] as [string, unknown[]];
+  const call = (fn: string, args: unknown[] = []) => eip3009Call(token, fn, args);
   const answers = await rpc.batch(
     'eip3009_probe',
     [
