@@ -39,6 +39,12 @@ import { x402Plugin } from '../src/index.js';
 import type { ExactEvmAuthorization, PaymentPayload, PaymentRequirements, ResourceInfo } from '../src/protocol/messages.js';
 
 /** The plugins x402 runs with, in the shipped composition's order (apps/gateway/src/composition.ts). */
+
+/** The EIP-3009 functions of the test token the tests call or read. */
+export const EIP3009_TOKEN = new Interface([
+  'function transferWithAuthorization(address from, address to, uint256 value, uint256 validAfter, uint256 validBefore, bytes32 nonce, uint8 v, bytes32 r, bytes32 s)',
+  'function authorizationState(address authorizer, bytes32 nonce) view returns (bool)',
+]);
 export const X402_PLUGINS: readonly AnyPlugin[] = [
   tenancyPlugin,
   walletsPlugin,
@@ -176,9 +182,6 @@ export async function startX402(options: X402HarnessOptions = {}): Promise<X402H
     const project = await projectWithPools(gw, operatorId, ['eth'], 'testnet');
     if (options.webhookUrl) await gw.kernel.cradle.tenancyProjects.setWebhookUrl(project.projectId, options.webhookUrl, CLI_ACTOR);
     const usdc = chain.contracts.eip3009;
-    const token = new Interface([
-      'function transferWithAuthorization(address from, address to, uint256 value, uint256 validAfter, uint256 validBefore, bytes32 nonce, uint8 v, bytes32 r, bytes32 s)',
-    ]);
 
     const harness: X402Harness = {
       chain,
@@ -218,7 +221,7 @@ export async function startX402(options: X402HarnessOptions = {}): Promise<X402H
       async submitDirectly(payload) {
         const a = payload.payload.authorization;
         const { v, r, s } = Signature.from(payload.payload.signature);
-        const data = token.encodeFunctionData('transferWithAuthorization', [a.from, a.to, a.value, a.validAfter, a.validBefore, a.nonce, v, r, s]);
+        const data = EIP3009_TOKEN.encodeFunctionData('transferWithAuthorization', [a.from, a.to, a.value, a.validAfter, a.validBefore, a.nonce, v, r, s]);
         const hash = await chain.anvil.rpc<string>('eth_sendTransaction', [{ from: chain.funder, to: payload.accepted.asset, data, gas: toBeHex(200_000) }]);
         for (;;) {
           const receipt = await chain.anvil.rpc<{ status: string } | null>('eth_getTransactionReceipt', [hash]);
