@@ -34,6 +34,7 @@ import { answerReplayMiddleware } from './http/answer-replay.js';
 import { errorMiddleware } from './http/error-middleware.js';
 import { bodyReaderMiddleware } from './http/body-reader.js';
 import { mountRoutes } from './http/mount-routes.js';
+import { indexRouteMatching } from './http/route-index.js';
 import type { Authenticator } from './http/authenticator.js';
 import type { RouteDefinition } from './http/route.js';
 import { systemRoutes } from './http/system-routes.js';
@@ -221,6 +222,7 @@ export function createKernel(options: KernelOptions): Kernel {
     // appended), never a left-most entry the client wrote itself.
     const koa = new Koa({ proxy: config.http.trustProxy, maxIpsCount: 1 });
     const router = new Router();
+    indexRouteMatching(router);
     const metrics = container.cradle.metrics;
     koa.use(async (ctx, next) => {
       const end = metrics.httpDuration.startTimer();

@@ -9,3 +9,4 @@ export * from './free-port.js';
 // Chain test helpers live with the chain contract; re-exported so existing imports keep working.
 export * from '@gw/chain-api/testing';
 export * from './address-samples.js';
+export * from './route-matching.js';

@@ -1,0 +1,51 @@
+import Router from '@koa/router';
+import { indexRouteMatching } from '../http/route-index.js';
+
+/** The layers a request matched, by their position in the routes given: by path, by path and method, and whether a route (not only middleware) matched. */
+export interface RouteMatchOutcome {
+  readonly path: readonly number[];
+  readonly pathAndMethod: readonly number[];
+  readonly route: boolean;
+}
+
+type MatchResult = ReturnType<Router['match']>;
+
+/** One router of the routes given, matched two ways (see {@link routeMatchers}). */
+export interface RouteMatchers {
+  /** `router.match` through the kernel's route index, as the gateway matches. */
+  indexed(path: string, method: string): MatchResult;
+  /** koa-router's own `match`, which tests every layer in turn. */
+  tested(path: string, method: string): MatchResult;
+  /** A match's layers by position, to compare two matches. */
+  outcome(result: MatchResult): RouteMatchOutcome;
+}
+
+/**
+ * For tests and benchmarks of the kernel's route index (kernel/src/http/route-index.ts): a router
+ * of `routes` (method `USE` registers a middleware layer), matched through the index and through
+ * koa-router's test of every layer.
+ */
+export function routeMatchers(routes: readonly { readonly method: string; readonly path: string }[]): RouteMatchers {
+  const router = new Router();
+  for (const { method, path } of routes) router.register(path, method === 'USE' ? [] : [method], async () => undefined);
+  const testEveryLayer = Router.prototype.match;
+  indexRouteMatching(router);
+  return {
+    indexed: (path, method) => router.match(path, method),
+    tested: (path, method) => testEveryLayer.call(router, path, method),
+    outcome: (result) => ({
+      path: result.path.map((layer) => router.stack.indexOf(layer)),
+      pathAndMethod: result.pathAndMethod.map((layer) => router.stack.indexOf(layer)),
+      route: result.route,
+    }),
+  };
+}
+
+/** A request matched both ways, as positions: `indexed` must equal `tested`. */
+export function matchBothWays(
+  matchers: RouteMatchers,
+  path: string,
+  method: string,
+): { readonly indexed: RouteMatchOutcome; readonly tested: RouteMatchOutcome } {
+  return { indexed: matchers.outcome(matchers.indexed(path, method)), tested: matchers.outcome(matchers.tested(path, method)) };
+}
