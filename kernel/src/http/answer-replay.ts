@@ -72,15 +72,24 @@ export function answerReplayMiddleware(logger: Logger): Middleware {
     await next();
     const replay = ctx.state[STATE_KEY] as AnswerReplay | undefined;
     if (!replay) return;
+    const answer = captureAnswer(ctx);
+    // An object body was serialised for the record: the response sends those bytes rather than
+    // serialising it a second time (its content type is already set).
+    if (answer && isSerialisedObject(ctx.body)) ctx.body = answer.body;
     let first: RecordedAnswer | undefined;
     try {
-      first = await replay.settle(captureAnswer(ctx));
+      first = await replay.settle(answer);
     } catch (err) {
       logger.warn({ err, requestId: ctx.state['requestId'] }, "recording a signed request's answer failed");
       return;
     }
     if (first) sendRecordedAnswer(ctx, first);
   };
+}
+
+/** A body Koa would send as JSON (not bytes, text or a stream). */
+function isSerialisedObject(body: unknown): boolean {
+  return typeof body === 'object' && body !== null && !Buffer.isBuffer(body) && typeof (body as { pipe?: unknown }).pipe !== 'function';
 }
 
 /**
@@ -94,8 +103,8 @@ function captureAnswer(ctx: Context): RecordedAnswer | undefined {
   if (raw === undefined || raw === null) body = Buffer.alloc(0);
   else if (Buffer.isBuffer(raw)) body = raw;
   else if (typeof raw === 'string') body = Buffer.from(raw, 'utf8');
-  else if (typeof (raw as { pipe?: unknown }).pipe === 'function') return undefined;
-  else body = Buffer.from(JSON.stringify(raw), 'utf8');
+  else if (isSerialisedObject(raw)) body = Buffer.from(JSON.stringify(raw), 'utf8');
+  else return undefined;
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(ctx.response.headers)) {
     const lower = name.toLowerCase();
