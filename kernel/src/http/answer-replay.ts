@@ -87,14 +87,16 @@ export function answerReplayMiddleware(logger: Logger): Middleware {
   };
 }
 
-/** A body Koa would send as JSON (not bytes, text or a stream). */
+/** A body Koa would send as JSON (not bytes, text, a stream, a Blob or a fetch Response). */
 function isSerialisedObject(body: unknown): boolean {
-  return typeof body === 'object' && body !== null && !Buffer.isBuffer(body) && typeof (body as { pipe?: unknown }).pipe !== 'function';
+  if (typeof body !== 'object' || body === null || Buffer.isBuffer(body) || typeof (body as { pipe?: unknown }).pipe === 'function') return false;
+  return !(body instanceof Blob || body instanceof ReadableStream || body instanceof Response);
 }
 
 /**
  * This response as a recorded answer, or `undefined` when a copy must run again rather than repeat
- * it: a 5xx or 429 had no effect (the transaction rolled back, nothing ran) and invites a retry.
+ * it: a 5xx or 429 had no effect (the transaction rolled back, nothing ran) and invites a retry; a
+ * streamed body is not kept.
  */
 function captureAnswer(ctx: Context): RecordedAnswer | undefined {
   if (ctx.status >= 500 || ctx.status === 429) return undefined;
