@@ -2,12 +2,13 @@
  * Benchmark: the cost of finding a request's route among the gateway's routes, koa-router's test
  * of every layer against the kernel's route index (kernel/src/http/route-index.ts), alternating
  * rounds in one process. The paths are the calls of the other benchmarks and of a partner's day
- * (a create, an invoice read, the health check, a dashboard page, a BTCPay call, an unknown path).
+ * (a create, an invoice read, the health check, a dashboard page, a BTCPay call, an unknown path),
+ * then a 16 kB path of 8,000 segments.
  *
  * Run: npx -y pnpm@10.34.9 exec tsx bench/router/match.ts [--rounds 5] [--matches 200000]
  * PostgreSQL: DATABASE_URL (an admin URL) or an embedded server (the gateway starts to list its routes).
  */
-import { routeMatchers } from '@gw/kernel/testing';
+import { matchBothWays, routeMatchers } from '@gw/kernel/testing';
 import { benchPostgres } from '../bench-database.js';
 import { startBenchTestKernel } from '../bench-kernel.js';
 import { benchOptions } from '../bench-options.js';
@@ -36,8 +37,8 @@ await postgres.stop();
 
 const matchers = routeMatchers(routes);
 for (const [method, path] of REQUESTS) {
-  const same = JSON.stringify(matchers.outcome(matchers.indexed(path, method))) === JSON.stringify(matchers.outcome(matchers.tested(path, method)));
-  if (!same) throw new Error(`the two ways disagree on ${method} ${path}`);
+  const { indexed, tested } = matchBothWays(matchers, path, method);
+  if (JSON.stringify(indexed) !== JSON.stringify(tested)) throw new Error(`the two ways disagree on ${method} ${path}`);
 }
 
 function time(match: (path: string, method: string) => { route: boolean }): number {
@@ -72,3 +73,17 @@ const median = (side: string) => {
   return sorted[Math.floor(sorted.length / 2)]!;
 };
 console.log(`median: every layer ${Math.round(median('every layer'))} ns, index ${Math.round(median('index'))} ns per match`);
+
+// A 16 kB path of 8,000 segments (an unauthenticated client may send one): the index reads no
+// more segments than its longest prefix has.
+const long = '/a'.repeat(8_000);
+const longMatch = (match: (path: string, method: string) => unknown) => {
+  const started = process.hrtime.bigint();
+  for (let n = 0; n < 100; n += 1) match(long, 'GET');
+  return Number(process.hrtime.bigint() - started) / 100;
+};
+longMatch(matchers.tested);
+longMatch(matchers.indexed);
+console.log(
+  `a 16 kB path of 8,000 segments: every layer ${Math.round(longMatch(matchers.tested))} ns, index ${Math.round(longMatch(matchers.indexed))} ns per match`,
+);

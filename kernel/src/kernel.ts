@@ -1,7 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Koa from 'koa';
-import Router from '@koa/router';
 import { asFunction, asValue, type AwilixContainer } from 'awilix';
 import type { Knex } from 'knex';
 import { pino, type Logger } from 'pino';
@@ -34,7 +33,7 @@ import { answerReplayMiddleware } from './http/answer-replay.js';
 import { errorMiddleware } from './http/error-middleware.js';
 import { bodyReaderMiddleware } from './http/body-reader.js';
 import { mountRoutes } from './http/mount-routes.js';
-import { indexRouteMatching } from './http/route-index.js';
+import { createIndexedRouter } from './http/route-index.js';
 import type { Authenticator } from './http/authenticator.js';
 import type { RouteDefinition } from './http/route.js';
 import { systemRoutes } from './http/system-routes.js';
@@ -221,8 +220,7 @@ export function createKernel(options: KernelOptions): Kernel {
     // One trusted proxy: the client address is the last X-Forwarded-For entry (the one the proxy
     // appended), never a left-most entry the client wrote itself.
     const koa = new Koa({ proxy: config.http.trustProxy, maxIpsCount: 1 });
-    const router = new Router();
-    indexRouteMatching(router);
+    const router = createIndexedRouter();
     const metrics = container.cradle.metrics;
     koa.use(async (ctx, next) => {
       const end = metrics.httpDuration.startTimer();

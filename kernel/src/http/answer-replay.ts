@@ -72,10 +72,13 @@ export function answerReplayMiddleware(logger: Logger): Middleware {
     await next();
     const replay = ctx.state[STATE_KEY] as AnswerReplay | undefined;
     if (!replay) return;
-    const answer = captureAnswer(ctx);
-    // An object body was serialised for the record: the response sends those bytes rather than
-    // serialising it a second time (its content type is already set).
-    if (answer && isSerialisedObject(ctx.body)) ctx.body = answer.body;
+    let answer: RecordedAnswer | undefined;
+    try {
+      answer = captureAnswer(ctx);
+    } catch (err) {
+      // Koa cannot send such a body either (a 500 follows); the copy is released to run again.
+      logger.warn({ err, requestId: ctx.state['requestId'] }, "a signed request's answer could not be serialised");
+    }
     let first: RecordedAnswer | undefined;
     try {
       first = await replay.settle(answer);
@@ -96,7 +99,8 @@ function isSerialisedObject(body: unknown): boolean {
 /**
  * This response as a recorded answer, or `undefined` when a copy must run again rather than repeat
  * it: a 5xx or 429 had no effect (the transaction rolled back, nothing ran) and invites a retry; a
- * streamed body is not kept.
+ * streamed body is not kept. An object body is serialised here, once: the response then sends these
+ * bytes (its JSON content type is already set) instead of Koa serialising it again.
  */
 function captureAnswer(ctx: Context): RecordedAnswer | undefined {
   if (ctx.status >= 500 || ctx.status === 429) return undefined;
@@ -105,8 +109,10 @@ function captureAnswer(ctx: Context): RecordedAnswer | undefined {
   if (raw === undefined || raw === null) body = Buffer.alloc(0);
   else if (Buffer.isBuffer(raw)) body = raw;
   else if (typeof raw === 'string') body = Buffer.from(raw, 'utf8');
-  else if (isSerialisedObject(raw)) body = Buffer.from(JSON.stringify(raw), 'utf8');
-  else return undefined;
+  else if (isSerialisedObject(raw)) {
+    body = Buffer.from(JSON.stringify(raw), 'utf8');
+    ctx.body = body;
+  } else return undefined;
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(ctx.response.headers)) {
     const lower = name.toLowerCase();

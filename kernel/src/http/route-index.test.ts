@@ -1,7 +1,6 @@
-import Router from '@koa/router';
 import test from 'ava';
 import { matchBothWays, routeMatchers } from '../testing/route-matching.js';
-import { indexRouteMatching } from './route-index.js';
+import { createIndexedRouter, leadingKeys } from './route-index.js';
 
 const noop = async () => undefined;
 
@@ -14,12 +13,16 @@ const ROUTES = [
   ['POST', '/api/v1/invoices/:id/refunds'],
   ['GET', '/api/v1/:resource/count'],
   ['USE', '/api/v1/invoices/:id'],
+  ['USE', '/api/v1/sandbox'],
   ['GET', '/:lang/docs'],
   ['GET', '/files/*rest'],
   ['GET', '/btcpay/api/v1/stores/:storeId/invoices{/:invoiceId}'],
   ['GET', '/Checkout/Mixed.Case'],
   ['GET', '/api/v1/invoices.:format'],
   ['GET', '/api/v1/sandbox/'],
+  ['GET', '/opt{/beta}/x'],
+  ['GET', '/a/b\\:c'],
+  ['GET', '/esc/\\x'],
   ['GET', '/'],
 ].map(([method, path]) => ({ method: method!, path: path! }));
 
@@ -45,6 +48,13 @@ test('a request is matched by the same layers, in the same order, as by testing 
     '/api/v1/invoices.json',
     '/api/v1/sandbox',
     '/api/v1/sandbox/',
+    '/api/v1/sandbox/clock',
+    '/opt/x',
+    '/opt/beta/x',
+    '/OPT/Beta/x/',
+    '/a/b:c',
+    '/a/b',
+    '/esc/x',
     '/api/v1/%69nvoices',
     '/api/v1/invoice\u212a',
     'no-slash',
@@ -96,10 +106,20 @@ test("random paths over the routes' own segments match as by testing every layer
 });
 
 test('layers registered after the first match are indexed too', (t) => {
-  const router = new Router();
+  const router = createIndexedRouter();
   router.register('/a', ['GET'], noop);
-  indexRouteMatching(router);
   t.false(router.match('/b/1', 'GET').route);
   router.register('/b/:id', ['GET'], noop);
   t.true(router.match('/b/1', 'GET').route);
+});
+
+test('a request reads no more of its path than the longest indexed prefix has segments', (t) => {
+  t.deepEqual(leadingKeys('/API/v1/Invoices/inv_1', 3), ['/api', '/api/v1', '/api/v1/invoices']);
+  t.deepEqual(leadingKeys('/api', 3), ['/api']);
+  t.deepEqual(leadingKeys('no-slash', 3), []);
+  // A 16 kB path of 8,000 segments, as an unauthenticated client may send: still three keys.
+  t.is(leadingKeys('/a'.repeat(8_000), 3).length, 3);
+  const matchers = routeMatchers(ROUTES);
+  const { indexed, tested } = matchBothWays(matchers, '/a'.repeat(8_000), 'GET');
+  t.deepEqual(indexed, tested);
 });

@@ -1,5 +1,5 @@
 import Router from '@koa/router';
-import { indexRouteMatching } from '../http/route-index.js';
+import { createIndexedRouter } from '../http/route-index.js';
 
 /** The layers a request matched, by their position in the routes given: by path, by path and method, and whether a route (not only middleware) matched. */
 export interface RouteMatchOutcome {
@@ -12,7 +12,7 @@ type MatchResult = ReturnType<Router['match']>;
 
 /** One router of the routes given, matched two ways (see {@link routeMatchers}). */
 export interface RouteMatchers {
-  /** `router.match` through the kernel's route index, as the gateway matches. */
+  /** `router.match` of the gateway's router (`createIndexedRouter`), through the route index. */
   indexed(path: string, method: string): MatchResult;
   /** koa-router's own `match`, which tests every layer in turn. */
   tested(path: string, method: string): MatchResult;
@@ -21,15 +21,18 @@ export interface RouteMatchers {
 }
 
 /**
- * For tests and benchmarks of the kernel's route index (kernel/src/http/route-index.ts): a router
- * of `routes` (method `USE` registers a middleware layer), matched through the index and through
- * koa-router's test of every layer.
+ * For tests and benchmarks of the kernel's route index (kernel/src/http/route-index.ts): the
+ * gateway's router of `routes` (method `USE` adds middleware as `router.use(path, ...)` does),
+ * matched through the index and through koa-router's test of every layer.
  */
 export function routeMatchers(routes: readonly { readonly method: string; readonly path: string }[]): RouteMatchers {
-  const router = new Router();
-  for (const { method, path } of routes) router.register(path, method === 'USE' ? [] : [method], async () => undefined);
+  const router = createIndexedRouter();
+  const handler = async () => undefined;
+  for (const { method, path } of routes) {
+    if (method === 'USE') router.use(path, handler);
+    else router.register(path, [method], handler);
+  }
   const testEveryLayer = Router.prototype.match;
-  indexRouteMatching(router);
   return {
     indexed: (path, method) => router.match(path, method),
     tested: (path, method) => testEveryLayer.call(router, path, method),
