@@ -20,5 +20,5 @@ export {
 } from './treasury/token-sweeper.js';
 export { sweeperDeploymentStep, sweeperDeploymentPlan, SWEEPER_DEPLOYMENT_GAS } from './treasury/sweeper-deployment.js';
 export { MULTICALL3_ABI, MULTICALL3_ADDRESS } from './treasury/multicall3.js';
-export { TRANSFER_WITH_AUTHORIZATION_TYPEHASH } from './treasury/eip3009-probe.js';
+export { EIP3009_ABI, TRANSFER_WITH_AUTHORIZATION_TYPEHASH } from './treasury/eip3009-probe.js';
 export { readHotGasKey } from './hot-key-file.js';

@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type AnyPlugin, type ChainModule, CLI_ACTOR, defineChain, type ProjectPrincipal } from '@gw/kernel';
 import { freePort, signedFetch, startTestKernel, type TestKernel } from '@gw/kernel/testing';
-import { createEvmAdapter } from '@gw/chain-evm';
+import { createEvmAdapter, EIP3009_ABI } from '@gw/chain-evm';
 import { addressPoolPlugin } from '@gw/plugin-address-pool';
 import { checkoutPlugin } from '@gw/plugin-checkout';
 import { dashboardPlugin } from '@gw/plugin-dashboard';
@@ -28,7 +28,7 @@ import { watchersPlugin } from '@gw/plugin-watchers';
 import { scanOnce } from '@gw/plugin-watchers/testing';
 import { webhooksPlugin } from '@gw/plugin-webhooks';
 import { EvmTreasuryChain, FAST_RETRIES, FIXED_RATES, projectWithPools, signTransferAuthorization, type TestProject } from '@gw/testing';
-import { hexlify, Interface, randomBytes, Signature, toBeHex, Wallet } from 'ethers';
+import { hexlify, randomBytes, Signature, toBeHex, Wallet } from 'ethers';
 import { x402Facilitator } from '@x402/core/facilitator';
 import { toFacilitatorEvmSigner } from '@x402/evm';
 import { ExactEvmScheme as ExactEvmFacilitatorScheme } from '@x402/evm/exact/facilitator';
@@ -39,12 +39,6 @@ import { x402Plugin } from '../src/index.js';
 import type { ExactEvmAuthorization, PaymentPayload, PaymentRequirements, ResourceInfo } from '../src/protocol/messages.js';
 
 /** The plugins x402 runs with, in the shipped composition's order (apps/gateway/src/composition.ts). */
-
-/** The EIP-3009 functions of the test token the tests call or read. */
-export const EIP3009_TOKEN = new Interface([
-  'function transferWithAuthorization(address from, address to, uint256 value, uint256 validAfter, uint256 validBefore, bytes32 nonce, uint8 v, bytes32 r, bytes32 s)',
-  'function authorizationState(address authorizer, bytes32 nonce) view returns (bool)',
-]);
 export const X402_PLUGINS: readonly AnyPlugin[] = [
   tenancyPlugin,
   walletsPlugin,
@@ -221,7 +215,7 @@ export async function startX402(options: X402HarnessOptions = {}): Promise<X402H
       async submitDirectly(payload) {
         const a = payload.payload.authorization;
         const { v, r, s } = Signature.from(payload.payload.signature);
-        const data = EIP3009_TOKEN.encodeFunctionData('transferWithAuthorization', [a.from, a.to, a.value, a.validAfter, a.validBefore, a.nonce, v, r, s]);
+        const data = EIP3009_ABI.encodeFunctionData('transferWithAuthorization', [a.from, a.to, a.value, a.validAfter, a.validBefore, a.nonce, v, r, s]);
         const hash = await chain.anvil.rpc<string>('eth_sendTransaction', [{ from: chain.funder, to: payload.accepted.asset, data, gas: toBeHex(200_000) }]);
         for (;;) {
           const receipt = await chain.anvil.rpc<{ status: string } | null>('eth_getTransactionReceipt', [hash]);

@@ -9,9 +9,10 @@ import { waitFor } from '@gw/kernel/testing';
 import type { InvoiceView } from '@gw/plugin-invoices/contract';
 import { getAddress, Wallet } from 'ethers';
 import { RpcProxy } from '@gw/testing';
+import { EIP3009_ABI } from '@gw/chain-evm';
 import type { PaymentRequirements } from '../src/protocol/messages.js';
 import type { PaymentTarget } from '../src/services/payment-target.js';
-import { ANVIL_CAIP, EIP3009_TOKEN, resourceOf, signPayment, startX402, USDC, USDC_DOMAIN, type PaymentOptions, type X402Harness } from './helpers.js';
+import { ANVIL_CAIP, resourceOf, signPayment, startX402, USDC, USDC_DOMAIN, type PaymentOptions, type X402Harness } from './helpers.js';
 
 let h: X402Harness;
 
@@ -232,7 +233,7 @@ test.serial(
     const payer = await h.payer(10n * USDC);
     const payload = await signPayment(payer, requirements);
     await h.submitDirectly(payload);
-    const stateRead = EIP3009_TOKEN.encodeFunctionData('authorizationState', [payer.address, payload.payload.authorization.nonce]);
+    const stateRead = EIP3009_ABI.encodeFunctionData('authorizationState', [payer.address, payload.payload.authorization.nonce]);
     let lies = 0;
     proxy.rewrite = (call, result) => {
       const data = (call.params[0] as { data?: string } | undefined)?.data;

@@ -4,6 +4,7 @@ import type { EvmRpc } from './evm-rpc.js';
 /** keccak256 of EIP-3009's `TransferWithAuthorization(address from,address to,uint256 value,uint256 validAfter,uint256 validBefore,bytes32 nonce)`. */
 export const TRANSFER_WITH_AUTHORIZATION_TYPEHASH = '0x7c7c6cdb67a18743f49ec6fa9b35f50d52ed05cbed4cc592e13b44501c1a2267';
 
+/** The functions of an EIP-3009 token (USDC's) that the probe reads and authorized transfers call. */
 export const EIP3009_ABI = new Interface([
   'function TRANSFER_WITH_AUTHORIZATION_TYPEHASH() view returns (bytes32)',
   'function DOMAIN_SEPARATOR() view returns (bytes32)',
