@@ -1,7 +1,7 @@
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { isIP, type Socket } from 'node:net';
-import { classifyAddress, type ProjectKind } from '@gw/kernel';
+import { classifyAddress, type AddressClass, type ProjectKind } from '@gw/kernel';
 import { DELIVERY_ATTEMPT_HEADER, EVENT_ID_HEADER, EVENT_TYPE_HEADER, SIGNATURE_HEADER, signWebhook, WEBHOOK_USER_AGENT } from '@gw/webhook-verify';
 import { guardedLookup, PrivateTargetError, targetRefusal } from './target-guard.js';
 
@@ -82,6 +82,8 @@ export interface SenderOptions {
 export class WebhookSender {
   private readonly agents = new Map<ProjectKind, { http: HttpAgent; https: HttpsAgent }>();
   private readonly targets = new Map<string, ParsedTarget | string>();
+  /** Classes of the peer addresses seen (a handful: partners' hosts); bounded, only an optimisation. */
+  private readonly peers = new Map<string, AddressClass>();
 
   constructor(private readonly options: SenderOptions) {}
 
@@ -122,7 +124,7 @@ export class WebhookSender {
     // Set when an address this attempt resolved to or connected to is not public.
     let nonPublic = false;
     const note = (address: string | undefined) => {
-      if (address && classifyAddress(address) !== 'public') nonPublic = true;
+      if (address && this.classify(address) !== 'public') nonPublic = true;
     };
     const done = (outcome: Omit<SendOutcome, 'latencyMs'>): SendOutcome => ({ ...outcome, latencyMs: Math.round(performance.now() - started), nonPublic });
     const target = this.target(url, kind);
@@ -153,9 +155,11 @@ export class WebhookSender {
       );
       // A kept-alive socket knows its peer; a new one reports every address it resolves (one
       // per family tried) before connecting, so a refused or silent private port is known too.
+      // Only a connecting socket gets the listener: a kept-alive one resolves nothing more.
       request.on('socket', (s: Socket) => {
-        socket = s;
         note(s.remoteAddress);
+        if (!s.connecting) return;
+        socket = s;
         s.on('lookup', onLookup);
       });
       const timer = setTimeout(() => {
@@ -176,9 +180,19 @@ export class WebhookSender {
     const cached = this.targets.get(key);
     if (cached !== undefined) return cached;
     const parsed = parseTarget(url, kind, this.options.allowPrivateTargets);
-    if (this.targets.size >= TARGET_CACHE_SIZE) this.targets.clear();
+    if (this.targets.size >= CACHE_SIZE) this.targets.clear();
     this.targets.set(key, parsed);
     return parsed;
+  }
+
+  private classify(address: string): AddressClass {
+    let known = this.peers.get(address);
+    if (known === undefined) {
+      known = classifyAddress(address);
+      if (this.peers.size >= CACHE_SIZE) this.peers.clear();
+      this.peers.set(address, known);
+    }
+    return known;
   }
 
   private agentsFor(kind: ProjectKind): { http: HttpAgent; https: HttpsAgent } {
@@ -204,7 +218,7 @@ export class WebhookSender {
     });
     response.on('error', (error) => finish({ ok: false, httpStatus: status, error: describe(error), responseExcerpt: null }));
     const peer = response.socket?.remoteAddress;
-    const readable = this.options.privateResponseExcerpts === true || (peer !== undefined && classifyAddress(peer) === 'public');
+    const readable = this.options.privateResponseExcerpts === true || (peer !== undefined && this.classify(peer) === 'public');
     response.on('end', () => {
       const excerpt =
         kept > 0 && readable
@@ -226,7 +240,8 @@ export class WebhookSender {
   }
 }
 
-const TARGET_CACHE_SIZE = 1000;
+/** Entries each of the sender's caches (parsed targets, peer classes) holds before it starts over. */
+const CACHE_SIZE = 1000;
 
 interface ParsedTarget {
   readonly protocol: 'http:' | 'https:';
