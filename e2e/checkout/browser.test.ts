@@ -53,8 +53,24 @@ async function open(t: { teardown(fn: () => Promise<void>): void }, options: Bro
 
 /** Decodes the QR code on the page from a screenshot of it. */
 async function decodeQr(page: Page): Promise<string | undefined> {
-  const png = PNG.sync.read(await page.locator('svg.qr').screenshot());
+  const png = PNG.sync.read(await screenshotAcrossReloads(page, 'svg.qr'));
   return jsQR(new Uint8ClampedArray(png.data.buffer, png.data.byteOffset, png.data.length), png.width, png.height)?.data;
+}
+
+/**
+ * A screenshot of `selector`. A page without JavaScript reloads itself (its noscript refresh, every
+ * 15 s); on a slow machine a screenshot can start before a reload and find its element gone after
+ * it. It is then taken again from the reloaded page, at most twice.
+ */
+async function screenshotAcrossReloads(page: Page, selector: string): Promise<Buffer> {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await page.locator(selector).screenshot();
+    } catch (error) {
+      if (attempt === 3 || !/not attached to the DOM/.test(String(error))) throw error;
+      await page.waitForLoadState();
+    }
+  }
 }
 
 test('a sandbox invoice page shows amount, address and a QR code that decodes to payment_uri; it passes axe in light and dark', async (t) => {
