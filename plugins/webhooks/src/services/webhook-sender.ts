@@ -176,23 +176,11 @@ export class WebhookSender {
    * optimisation.
    */
   private target(url: string, kind: ProjectKind): ParsedTarget | string {
-    const key = `${kind} ${url}`;
-    const cached = this.targets.get(key);
-    if (cached !== undefined) return cached;
-    const parsed = parseTarget(url, kind, this.options.allowPrivateTargets);
-    if (this.targets.size >= CACHE_SIZE) this.targets.clear();
-    this.targets.set(key, parsed);
-    return parsed;
+    return remembered(this.targets, `${kind} ${url}`, () => parseTarget(url, kind, this.options.allowPrivateTargets));
   }
 
   private classify(address: string): AddressClass {
-    let known = this.peers.get(address);
-    if (known === undefined) {
-      known = classifyAddress(address);
-      if (this.peers.size >= CACHE_SIZE) this.peers.clear();
-      this.peers.set(address, known);
-    }
-    return known;
+    return remembered(this.peers, address, () => classifyAddress(address));
   }
 
   private agentsFor(kind: ProjectKind): { http: HttpAgent; https: HttpsAgent } {
@@ -242,6 +230,16 @@ export class WebhookSender {
 
 /** Entries each of the sender's caches (parsed targets, peer classes) holds before it starts over. */
 const CACHE_SIZE = 1000;
+
+/** `cache`'s value of `key`, made by `make` the first time; a full cache starts over (only an optimisation). */
+function remembered<V>(cache: Map<string, V>, key: string, make: () => V): V {
+  const known = cache.get(key);
+  if (known !== undefined) return known;
+  const made = make();
+  if (cache.size >= CACHE_SIZE) cache.clear();
+  cache.set(key, made);
+  return made;
+}
 
 interface ParsedTarget {
   readonly protocol: 'http:' | 'https:';
