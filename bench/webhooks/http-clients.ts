@@ -8,10 +8,10 @@
  *
  * Run: npx -y pnpm@10.34.9 exec tsx bench/webhooks/http-clients.ts [--requests 40000] [--rounds 3] [--connections 128]
  */
-import { Agent, request } from 'node:http';
+import { Agent } from 'node:http';
 import { Pool } from 'undici';
-import { newId } from '@gw/kernel';
-import { DELIVERY_ATTEMPT_HEADER, EVENT_ID_HEADER, EVENT_TYPE_HEADER, SIGNATURE_HEADER, signWebhook, WEBHOOK_USER_AGENT } from '@gw/webhook-verify';
+import { DELIVERY_ATTEMPT_HEADER, EVENT_ID_HEADER, EVENT_TYPE_HEADER, SIGNATURE_HEADER, WEBHOOK_USER_AGENT } from '@gw/webhook-verify';
+import { postViaNodeHttp, signedEnvelope } from './signed-post.js';
 import { benchOptions } from '../bench-options.js';
 import { minimalEnv, startTsxChild, stopChild } from '../child-process.js';
 
@@ -21,21 +21,14 @@ const SECRET = 'cd'.repeat(32);
 const receiver = await startTsxChild([new URL('./receiver.ts', import.meta.url).pathname], /"url"/, { env: { ...minimalEnv(), BENCH_SECRET: SECRET } });
 const target = new URL('/hooks', (JSON.parse(receiver.line) as { url: string }).url);
 
-/** One envelope and the headers the delivery worker sends with it. */
+/** A fresh signed envelope and the headers the delivery worker sends with it. */
 function signedEvent(): { body: string; headers: Record<string, string> } {
-  const eventId = newId();
-  const body = JSON.stringify({
-    event_id: eventId,
-    event_type: 'invoice.paid',
-    mode: 'testnet',
-    created_at_iso: new Date().toISOString(),
-    data: { invoice_id: newId() },
-  });
+  const { eventId, body, signature } = signedEnvelope(SECRET);
   return {
     body,
     headers: {
       'user-agent': WEBHOOK_USER_AGENT,
-      [SIGNATURE_HEADER]: signWebhook({ secrets: [SECRET], rawBody: body, timestamp: Math.floor(Date.now() / 1000) }),
+      [SIGNATURE_HEADER]: signature,
       [EVENT_ID_HEADER]: eventId,
       [EVENT_TYPE_HEADER]: 'invoice.paid',
       [DELIVERY_ATTEMPT_HEADER]: '1',
@@ -47,24 +40,7 @@ function signedEvent(): { body: string; headers: Record<string, string> } {
 const agent = new Agent({ keepAlive: true, maxSockets: connections });
 function viaNodeHttp(): Promise<number> {
   const { body, headers } = signedEvent();
-  return new Promise((resolve, reject) => {
-    const req = request(
-      {
-        hostname: target.hostname,
-        port: target.port,
-        path: target.pathname,
-        method: 'POST',
-        agent,
-        headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) },
-      },
-      (res) => {
-        res.on('data', () => undefined);
-        res.on('end', () => resolve(res.statusCode ?? 0));
-      },
-    );
-    req.on('error', reject);
-    req.end(body);
-  });
+  return postViaNodeHttp(agent, target, body, headers);
 }
 
 const pool = new Pool(target.origin, { connections });

@@ -24,7 +24,7 @@
  */
 import type { ChildProcess } from 'node:child_process';
 import type { Knex } from 'knex';
-import { Agent, request } from 'node:http';
+import { Agent } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { benchPostgres } from '../bench-database.js';
 import { percentile, postgresCpuMs, processCpuMs } from '../measure.js';
@@ -32,7 +32,7 @@ import { CLI_ACTOR, type InvoiceEvent, newId } from '@gw/kernel';
 import { BENCH_MASTER_KEY, createBenchKernel, FIXED_ETH_RATE } from '../bench-kernel.js';
 import { minimalEnv, startTsxChild, stopChild } from '../child-process.js';
 import { benchOptions } from '../bench-options.js';
-import { signWebhook } from '@gw/webhook-verify';
+import { signedEnvelope, postViaNodeHttp } from './signed-post.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const values = benchOptions({
@@ -114,36 +114,14 @@ async function baseline(receiverUrl: string, secret: string, n: number): Promise
   let next = 0;
   const latencies: number[] = [];
   const started = performance.now();
-  const post = (body: string, signature: string) =>
-    new Promise<void>((resolve, reject) => {
-      const req = request(
-        target,
-        {
-          method: 'POST',
-          agent,
-          headers: { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)), 'x-service-signature': signature },
-        },
-        (res) => {
-          res.resume();
-          res.on('end', () => (res.statusCode === 200 ? resolve() : reject(new Error(`HTTP ${res.statusCode}`))));
-        },
-      );
-      req.on('error', reject);
-      req.end(body);
-    });
   await Promise.all(
     Array.from({ length: connections }, async () => {
       while (next < n) {
         next += 1;
         const t0 = performance.now();
-        const body = JSON.stringify({
-          event_id: newId(),
-          event_type: 'invoice.paid',
-          mode: 'testnet',
-          created_at_iso: new Date().toISOString(),
-          data: { invoice_id: newId() },
-        });
-        await post(body, signWebhook({ secrets: [secret], rawBody: body, timestamp: Math.floor(Date.now() / 1000) }));
+        const { body, signature } = signedEnvelope(secret);
+        const status = await postViaNodeHttp(agent, target, body, { 'x-service-signature': signature });
+        if (status !== 200) throw new Error(`HTTP ${status}`);
         latencies.push(performance.now() - t0);
       }
     }),
